@@ -1,0 +1,33 @@
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+import globals from 'globals'
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      'no-console': ['error', { allow: [] }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error'
+    }
+  },
+  {
+    files: ['src/cli/**', 'scripts/**', 'bench/**'],
+    rules: { 'no-console': 'off' }
+  },
+  {
+    files: ['src/upstream/**', 'src/discovery/**', 'src/argus/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', '**/routes/**', '**/plugins/**', '**/control/**'], message: 'protocol core and reads know no Fastify and no control code' }] }]
+    }
+  },
+  {
+    files: ['src/simulator/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../upstream/**', '../discovery/**', '../argus/**', '../control/**', '../config*', '../errors*'], message: 'the simulator shares no wire or rule code with the gateway' }] }]
+    }
+  }
+)

@@ -1,0 +1,45 @@
+// The remote as the gateway sees it (CONTRACT §4, §7): card summary, mode, every capability
+// with its state and reason, what is missing for controller mode, and a manual refresh.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import type { DiscoverySnapshot } from '../src/discovery/discovery.js'
+import { skillIds } from '../schemas/card.js'
+import { UpstreamViewSchema, errorResponses } from '../schemas/rest.js'
+
+const str = (v: unknown): string | null => typeof v === 'string' ? v : null
+
+export function upstreamView (s: DiscoverySnapshot) {
+  return {
+    mode: s.mode,
+    card: s.card === undefined
+      ? null
+      : {
+          name: s.card.name,
+          version: str(s.card.version),
+          protocolVersion: str(s.card.protocolVersion),
+          path: s.cardPath ?? '',
+          sha256: s.cardHash ?? '',
+          skillIds: [...skillIds(s.card)]
+        },
+    cardUrlMismatch: s.cardUrlMismatch,
+    lastRefreshAt: s.lastRefreshAt ?? null,
+    lastSuccessAt: s.lastSuccessAt ?? null,
+    consecutiveFailures: s.consecutiveFailures,
+    lastError: s.lastError ?? null,
+    capabilities: s.capabilities,
+    missingPrerequisites: s.missingPrerequisites
+  }
+}
+
+const upstream: FastifyPluginAsyncZod = async (app) => {
+  app.get('/v1/upstream', {
+    config: { scope: 'read' },
+    schema: { tags: ['upstream'], summary: 'Card, mode and capabilities', response: { 200: UpstreamViewSchema, ...errorResponses } }
+  }, async () => upstreamView(app.discovery.snapshot()))
+
+  app.post('/v1/upstream/refresh', {
+    config: { scope: 'admin' },
+    schema: { tags: ['upstream'], summary: 'Re-run discovery now', response: { 200: UpstreamViewSchema, ...errorResponses } }
+  }, async () => upstreamView(await app.discovery.refresh()))
+}
+
+export default upstream

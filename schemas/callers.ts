@@ -1,0 +1,32 @@
+// Inbound callers (CONTRACT §2 GATEWAY_CALLERS): who may call the gateway, with which scopes.
+import { z } from 'zod'
+
+export const ScopeSchema = z.enum(['read', 'control', 'admin'])
+export type Scope = z.infer<typeof ScopeSchema>
+
+export const CallerSchema = z.strictObject({
+  name: z.string().min(1).max(128),
+  tokenSha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').transform((s) => s.toLowerCase()),
+  scopes: z.array(ScopeSchema).min(1),
+  controllerId: z.string().min(1).max(128).optional()
+}).refine((c) => !c.scopes.includes('control') || c.controllerId !== undefined, {
+  message: 'a caller with the control scope needs a controllerId',
+  path: ['controllerId']
+})
+export type Caller = z.infer<typeof CallerSchema>
+
+export const CallersSchema = z.array(CallerSchema).min(1).superRefine((callers, ctx) => {
+  const names = new Set<string>()
+  const controllers = new Set<string>()
+  const digests = new Set<string>()
+  callers.forEach((c, i) => {
+    if (names.has(c.name)) ctx.addIssue({ code: 'custom', message: `duplicate caller name "${c.name}"`, path: [i, 'name'] })
+    if (digests.has(c.tokenSha256)) ctx.addIssue({ code: 'custom', message: 'two callers share one token digest', path: [i, 'tokenSha256'] })
+    if (c.controllerId !== undefined && c.scopes.includes('control')) {
+      if (controllers.has(c.controllerId)) ctx.addIssue({ code: 'custom', message: `controllerId "${c.controllerId}" is not unique`, path: [i, 'controllerId'] })
+      controllers.add(c.controllerId)
+    }
+    names.add(c.name)
+    digests.add(c.tokenSha256)
+  })
+})

@@ -1,0 +1,56 @@
+// REST bodies of the gateway (CONTRACT §7): one schema gives validation, the type and OpenAPI.
+import { z } from 'zod'
+
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    requestId: z.string().optional(),
+    retryable: z.boolean(),
+    missingPrerequisites: z.array(z.string()).optional(),
+    reconcile: z.string().optional()
+  })
+}).meta({ id: 'Error' })
+
+export const CapabilitySchema = z.object({
+  state: z.enum(['available', 'tentative', 'unavailable']),
+  reason: z.string()
+})
+
+export const UpstreamViewSchema = z.object({
+  mode: z.enum(['controller', 'observer']),
+  card: z.object({
+    name: z.string(),
+    version: z.string().nullable(),
+    protocolVersion: z.string().nullable(),
+    path: z.string(),
+    sha256: z.string(),
+    skillIds: z.array(z.string())
+  }).nullable(),
+  cardUrlMismatch: z.boolean(),
+  lastRefreshAt: z.string().nullable(),
+  lastSuccessAt: z.string().nullable(),
+  consecutiveFailures: z.number().int(),
+  lastError: z.string().nullable(),
+  capabilities: z.record(z.string(), CapabilitySchema),
+  missingPrerequisites: z.array(z.string())
+}).meta({ id: 'Upstream' })
+
+export const ArgusReadResponseSchema = z.object({
+  operation: z.string(),
+  requestId: z.string(),
+  result: z.record(z.string(), z.unknown())
+}).meta({ id: 'ArgusRead' })
+
+export const HealthSchema = z.object({ status: z.literal('ok') })
+export const ReadySchema = z.object({
+  ready: z.boolean(),
+  checks: z.object({ card: z.boolean(), ledger: z.boolean() }),
+  mode: z.enum(['controller', 'observer'])
+})
+
+export const errorResponses = {
+  400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema,
+  429: ErrorBodySchema, 500: ErrorBodySchema, 501: ErrorBodySchema, 502: ErrorBodySchema,
+  503: ErrorBodySchema, 504: ErrorBodySchema
+} as const

@@ -1,0 +1,24 @@
+// How a failed read becomes a contract error (CONTRACT §5, §7). Reads only: a mutation's
+// failures mean something else (ambiguity) and are mapped in control code.
+import { GatewayError } from '../errors.js'
+import { UpstreamCallError } from '../upstream/errors.js'
+
+export function readFailure (err: unknown, requestId?: string): GatewayError {
+  if (err instanceof GatewayError) return err
+  const opts = { requestId, cause: err }
+  if (!(err instanceof UpstreamCallError)) return new GatewayError('internal_error', opts)
+  switch (err.kind) {
+    case 'unreachable':
+    case 'network':
+      return new GatewayError('upstream_unavailable', opts)
+    case 'timeout':
+      return new GatewayError('upstream_timeout', opts)
+    case 'http_status':
+      // a plain-text 5xx (FastA2A's answer to an unknown method, or an outage) is never parsed
+      return new GatewayError((err.httpStatus ?? 500) >= 500 ? 'upstream_unavailable' : 'upstream_rejected', opts)
+    case 'redirect':
+    case 'too_large':
+    case 'invalid':
+      return new GatewayError('upstream_invalid_response', opts)
+  }
+}

@@ -1,0 +1,138 @@
+// The Argus reads (CONTRACT §5, §11): capability check without a call, the seed envelope,
+// polling of a FastA2A `submitted`/`working` task within the read timeout, safe codes only,
+// and coalescing of identical reads in flight.
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createCache } from 'async-cache-dedupe'
+import { TaskSchema, type A2aTask } from '../../schemas/a2a.js'
+import type { RpcResult, UpstreamClient } from '../upstream/client.js'
+import { GatewayError } from '../errors.js'
+import type { Discovery } from '../discovery/discovery.js'
+import type { ArgusCapability } from '../discovery/capabilities.js'
+import { ARGUS_HEADERS, buildArgusParams, type ArgusOperation } from './envelope.js'
+import { payloadError, payloadOfMessage, payloadOfTask, rpcErrorArgusCode } from './extract.js'
+import { readFailure } from './read-errors.js'
+
+export const CAPABILITY_OF: Record<ArgusOperation, ArgusCapability> = {
+  'supervisor.health': 'argus.supervisor.health',
+  'supervisor.status': 'argus.supervisor.status',
+  'campaign.list': 'argus.campaign.list'
+}
+
+const POLLABLE = new Set(['submitted', 'working'])
+const FAILED = new Set(['failed', 'rejected', 'canceled'])
+
+export interface ArgusReadResult { operation: ArgusOperation; requestId: string; result: Record<string, unknown> }
+
+export interface ArgusReaderOptions {
+  client: UpstreamClient
+  discovery: Discovery
+  readTimeoutMs: number
+  maxTaskResponseBytes: number
+  onCoalesced?: () => void
+}
+
+export interface ArgusReader {
+  read: (operation: ArgusOperation) => Promise<ArgusReadResult>
+  /** one `tasks/get` with historyLength 0 (shared with the task route, coalesced too) */
+  getTask: (taskId: string, deadline: number) => Promise<A2aTask>
+}
+
+export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
+  const cache = createCache({ ttl: 0, storage: { type: 'memory' }, onDedupe: () => o.onCoalesced?.() })
+    .define('argusRead', (operation: ArgusOperation) => uncachedRead(operation))
+    .define('tasksGet', { serialize: (a: { taskId: string }) => a.taskId }, (a: { taskId: string; deadline: number }) => uncachedGetTask(a.taskId, a.deadline))
+
+  function rpcFailure (r: Extract<RpcResult, { ok: false }>, capability: 'argus' | 'tasks', operation: ArgusOperation | undefined, requestId: string | undefined): GatewayError {
+    if (r.error.code === -32601) {
+      if (capability === 'tasks') o.discovery.markMethodNotFound('a2a.tasks.get')
+      else if (operation !== undefined) o.discovery.markMethodNotFound(CAPABILITY_OF[operation])
+      return new GatewayError('capability_unavailable', { requestId })
+    }
+    if (capability === 'tasks' && r.error.code === -32001) return new GatewayError('not_found', { message: 'The task does not exist.', requestId })
+    const code = capability === 'argus' ? rpcErrorArgusCode(r.error) : undefined
+    return new GatewayError(code ?? 'upstream_rejected', { requestId })
+  }
+
+  async function uncachedGetTask (taskId: string, deadline: number): Promise<A2aTask> {
+    let r: RpcResult
+    try {
+      r = await o.client.rpc({ method: 'tasks/get', params: { id: taskId, historyLength: 0 }, op: 'tasks_get', kind: 'read', maxBytes: o.maxTaskResponseBytes, deadline })
+    } catch (err) {
+      throw readFailure(err)
+    }
+    if (!r.ok) throw rpcFailure(r, 'tasks', undefined, undefined)
+    const task = TaskSchema.safeParse(r.result)
+    if (!task.success || task.data.id !== taskId) throw new GatewayError('upstream_invalid_response')
+    o.discovery.confirm('a2a.tasks.get')
+    return task.data
+  }
+
+  function payloadOrError (payload: Record<string, unknown> | undefined, requestId: string): Record<string, unknown> {
+    if (payload === undefined) throw new GatewayError('upstream_invalid_response', { requestId })
+    const err = payloadError(payload)
+    if (err === 'other') throw new GatewayError('upstream_rejected', { requestId })
+    if (err !== undefined) throw new GatewayError(err, { requestId })
+    return payload
+  }
+
+  async function settle (task: A2aTask, requestId: string, deadline: number): Promise<Record<string, unknown>> {
+    let delay = 100
+    for (;;) {
+      const state = task.status.state
+      if (state === 'completed') {
+        if ((task.artifacts ?? []).length > 0) o.discovery.confirm('a2a.artifacts')
+        return payloadOrError(payloadOfTask(task), requestId)
+      }
+      if (FAILED.has(state)) {
+        // never a failed task's data as a success: only its recognised code survives
+        const payload = payloadOfTask(task)
+        const code = payload !== undefined ? payloadError(payload) : undefined
+        throw new GatewayError(code !== undefined && code !== 'other' ? code : 'upstream_rejected', { requestId })
+      }
+      if (!POLLABLE.has(state)) throw new GatewayError('upstream_unexpected_state', { requestId })
+      if (Date.now() + delay >= deadline) throw new GatewayError('upstream_timeout', { requestId })
+      await sleep(delay)
+      delay = Math.min(delay * 2, 1000)
+      try {
+        task = await cache.tasksGet({ taskId: task.id, deadline })
+      } catch (err) {
+        const e = readFailure(err, requestId)
+        throw e.requestId === requestId ? e : new GatewayError(e.code, { requestId, cause: e })
+      }
+    }
+  }
+
+  async function uncachedRead (operation: ArgusOperation): Promise<ArgusReadResult> {
+    const requestId = `argus-${randomUUID()}`
+    const deadline = Date.now() + o.readTimeoutMs
+    let r: RpcResult
+    try {
+      r = await o.client.rpc({ method: 'message/send', id: requestId, params: buildArgusParams(operation, requestId), op: operation, kind: 'read', headers: ARGUS_HEADERS, deadline })
+    } catch (err) {
+      throw readFailure(err, requestId)
+    }
+    if (!r.ok) throw rpcFailure(r, 'argus', operation, requestId)
+    const result = r.result as Record<string, unknown> | null
+    if (result !== null && typeof result === 'object' && result.kind === 'message') {
+      const payload = payloadOfMessage(result)
+      if (payload !== undefined) o.discovery.confirm('a2a.message.send')
+      return { operation, requestId, result: payloadOrError(payload, requestId) }
+    }
+    const task = TaskSchema.safeParse(result)
+    if (!task.success) throw new GatewayError('upstream_invalid_response', { requestId })
+    o.discovery.confirm('a2a.message.send')
+    return { operation, requestId, result: await settle(task.data, requestId, deadline) }
+  }
+
+  return {
+    read: async (operation) => {
+      const cap = o.discovery.snapshot().capabilities[CAPABILITY_OF[operation]]
+      if (cap.state !== 'available') {
+        throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
+      }
+      return await cache.argusRead(operation)
+    },
+    getTask: (taskId, deadline) => cache.tasksGet({ taskId, deadline })
+  }
+}

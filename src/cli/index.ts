@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// The bin entry: `start` (default) runs the gateway, `simulator` runs the OpenOperator
+// simulator alone. Configuration errors are printed (never a secret) and exit 1.
+import closeWithGrace from 'close-with-grace'
+import { ConfigError, loadConfig } from '../config.js'
+import { startGatewayServer } from '../server.js'
+import { startSimulator } from '../simulator/index.js'
+
+async function main (argv: string[]): Promise<void> {
+  const command = argv[0] ?? 'start'
+  if (command === 'start') {
+    let config
+    try {
+      config = loadConfig(process.env)
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        console.error(err.message)
+        process.exit(1)
+      }
+      throw err
+    }
+    const gw = await startGatewayServer(config)
+    closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+      if (err !== undefined) gw.logger.error({ err }, 'shutting down after an error')
+      else gw.logger.info({ signal }, 'shutting down')
+      await gw.close()
+    })
+    return
+  }
+  if (command === 'simulator') {
+    const port = Number(process.env.SIMULATOR_PORT ?? process.env.PORT ?? 8090)
+    const secret = process.env.SIMULATOR_SECRET ?? process.env.SPYNEL_AGENT_ZERO_API_KEY
+    const profile = (process.env.SIMULATOR_PROFILE ?? 'openoperator') as 'openoperator' | 'fasta2a' | 'a2a-js'
+    const sim = await startSimulator({ host: process.env.HOST ?? '127.0.0.1', port, secret, profile })
+    console.log(`simulator (${profile}) listening on ${sim.url}; JSON-RPC at ${sim.url}/a2a/${secret === undefined ? ' (no auth)' : ''}`)
+    closeWithGrace({ delay: 5_000 }, async () => { await sim.close() })
+    return
+  }
+  console.error(`unknown command "${command}"; use: start | simulator`)
+  process.exit(2)
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  console.error('fatal:', err instanceof Error ? err.message : String(err))
+  process.exit(1)
+})

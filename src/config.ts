@@ -1,0 +1,240 @@
+// Configuration (CONTRACT §2, §11): the only reader of the environment. One zod schema,
+// fail fast with a message naming every bad variable and never echoing a secret.
+import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
+import { z } from 'zod'
+import { CallersSchema, type Caller } from '../schemas/callers.js'
+
+export type Env = Record<string, string | undefined>
+
+const MiB = 1024 * 1024
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
+
+const EnvSchema = z.object({
+  NODE_ENV: z.string().optional(),
+  OPENOPERATOR_URL: z.string().min(1).optional(),
+  UPSTREAM_AUTH_SCHEME: z.enum(['bearer', 'x-api-key']).default('bearer'),
+  UPSTREAM_CONNECT_TIMEOUT_MS: int(1, 600_000).default(5000),
+  UPSTREAM_READ_TIMEOUT_MS: int(1, 600_000).default(15000),
+  UPSTREAM_MUTATION_TIMEOUT_MS: int(1, 600_000).default(10000),
+  UPSTREAM_MAX_RESPONSE_BYTES: int(1024, 1024 * MiB).default(4 * MiB),
+  UPSTREAM_MAX_TASK_RESPONSE_BYTES: int(1024, 1024 * MiB).default(16 * MiB),
+  GATEWAY_CONTROL_ENABLED: bool.default(false),
+  GATEWAY_LEASE_SAFETY_MS: int(0, 3_600_000).default(2000),
+  GATEWAY_LEDGER_URL: z.string().min(1).optional(),
+  GATEWAY_REDIS_URL: z.string().min(1).optional(),
+  GATEWAY_RATE_LIMIT_READ: int(1, 10_000_000).default(600),
+  GATEWAY_RATE_LIMIT_CONTROL: int(1, 10_000_000).default(60),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: int(0, 65535).default(8080),
+  METRICS_PORT: int(0, 65535).default(9464),
+  GATEWAY_TRUST_PROXY: bool.default(false),
+  GATEWAY_DISCOVERY_INTERVAL_MS: int(100, 86_400_000).default(60000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
+})
+
+export interface UpstreamConfig {
+  /** origin of OPENOPERATOR_URL: the only place traffic and the secret may go */
+  origin: string
+  /** A2A base path, e.g. `/a2a` or `/prefix/a2a`; the JSON-RPC endpoint is `${basePath}/` */
+  basePath: string
+  secret: string | undefined
+  authScheme: 'bearer' | 'x-api-key'
+  caPem: string | undefined
+  connectTimeoutMs: number
+  readTimeoutMs: number
+  mutationTimeoutMs: number
+  maxResponseBytes: number
+  maxTaskResponseBytes: number
+  cardMaxBytes: number
+  plainHttp: boolean
+}
+
+export interface Config {
+  production: boolean
+  /** no OPENOPERATOR_URL outside production: run the bundled simulator in-process */
+  embeddedSimulator: boolean
+  upstream: UpstreamConfig
+  /** undefined outside production when no callers are configured: a dev token is generated */
+  callers: Caller[] | undefined
+  controlEnabled: boolean
+  leaseSafetyMs: number
+  ledgerUrl: string
+  redisUrl: string | undefined
+  rateLimitRead: number
+  rateLimitControl: number
+  host: string
+  port: number
+  metricsPort: number
+  trustProxy: boolean
+  discoveryIntervalMs: number
+  logLevel: string
+  warnings: string[]
+}
+
+export class ConfigError extends Error {
+  constructor (readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+export function isLoopbackHost (hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  if (h === 'localhost' || h === '::1') return true
+  return isIP(h) === 4 && h.startsWith('127.')
+}
+
+/** Parses OPENOPERATOR_URL into origin and A2A base path, or returns the problem. */
+export function parseUpstreamUrl (raw: string, production: boolean): { origin: string; basePath: string; plainHttp: boolean } | string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return 'OPENOPERATOR_URL is not a valid URL'
+  }
+  if (url.username !== '' || url.password !== '' || /^[a-z]+:\/\/[^/]*@/i.test(raw)) return 'OPENOPERATOR_URL must not contain userinfo'
+  if (url.search !== '' || raw.includes('?')) return 'OPENOPERATOR_URL must not contain a query'
+  if (url.hash !== '' || raw.includes('#')) return 'OPENOPERATOR_URL must not contain a fragment'
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'OPENOPERATOR_URL must be https://'
+  const plainHttp = url.protocol === 'http:'
+  if (plainHttp && (production || !isLoopbackHost(url.hostname))) {
+    return 'OPENOPERATOR_URL must be https:// (plain http is allowed only for a loopback host outside production)'
+  }
+  const path = url.pathname.replace(/\/+$/, '')
+  return { origin: url.origin, basePath: `${path}/a2a`, plainHttp }
+}
+
+function readSecretFile (file: string, variable: string, problems: string[], read: (p: string) => string): string | undefined {
+  try {
+    return read(file).replace(/\r?\n$/, '')
+  } catch {
+    problems.push(`${variable}: cannot read the file it names`)
+    return undefined
+  }
+}
+
+export interface LoadConfigDeps { readFile?: (path: string) => string }
+
+export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
+  const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'))
+  const problems: string[] = []
+  const warnings: string[] = []
+  const parsed = EnvSchema.safeParse(env)
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.')}: ${issue.message}`)
+    throw new ConfigError(problems)
+  }
+  const e = parsed.data
+  const production = e.NODE_ENV === 'production'
+
+  const pick = (inline: string, file: string): string | undefined => {
+    const a = env[inline]
+    const b = env[file]
+    if (a !== undefined && a !== '' && b !== undefined && b !== '') {
+      problems.push(`${inline} and ${file} are both set; set one`)
+      return undefined
+    }
+    if (a !== undefined && a !== '') return a
+    if (b !== undefined && b !== '') return readSecretFile(b, file, problems, read)
+    return undefined
+  }
+
+  const secret = pick('SPYNEL_AGENT_ZERO_API_KEY', 'SPYNEL_AGENT_ZERO_API_KEY_FILE')
+  if (secret !== undefined && !/^[\x21-\x7e]+$/.test(secret)) problems.push('SPYNEL_AGENT_ZERO_API_KEY: must be printable ASCII without spaces')
+
+  let callers: Caller[] | undefined
+  const callersRaw = pick('GATEWAY_CALLERS', 'GATEWAY_CALLERS_FILE')
+  if (callersRaw !== undefined) {
+    let json: unknown
+    try {
+      json = JSON.parse(callersRaw)
+    } catch {
+      problems.push('GATEWAY_CALLERS: not valid JSON')
+    }
+    if (json !== undefined) {
+      const c = CallersSchema.safeParse(json)
+      if (c.success) callers = c.data
+      else for (const issue of c.error.issues) problems.push(`GATEWAY_CALLERS[${issue.path.join('.')}]: ${issue.message}`)
+    }
+  }
+
+  let caPem: string | undefined
+  if (env.UPSTREAM_CA_FILE !== undefined && env.UPSTREAM_CA_FILE !== '') {
+    caPem = readSecretFile(env.UPSTREAM_CA_FILE, 'UPSTREAM_CA_FILE', problems, read)
+    if (caPem !== undefined && !caPem.includes('-----BEGIN CERTIFICATE-----')) problems.push('UPSTREAM_CA_FILE: not a PEM certificate bundle')
+  }
+
+  let origin = 'http://127.0.0.1'
+  let basePath = '/a2a'
+  let plainHttp = true
+  if (e.OPENOPERATOR_URL !== undefined) {
+    const u = parseUpstreamUrl(e.OPENOPERATOR_URL, production)
+    if (typeof u === 'string') problems.push(u)
+    else {
+      ({ origin, basePath, plainHttp } = u)
+      if (plainHttp) warnings.push('OPENOPERATOR_URL uses plain http to a loopback host; never do this in production')
+    }
+  }
+
+  if (production) {
+    const missing: string[] = []
+    if (e.OPENOPERATOR_URL === undefined) missing.push('OPENOPERATOR_URL')
+    if (secret === undefined && !problems.some((p) => p.startsWith('SPYNEL_AGENT_ZERO_API_KEY'))) missing.push('SPYNEL_AGENT_ZERO_API_KEY (or SPYNEL_AGENT_ZERO_API_KEY_FILE)')
+    if (callers === undefined && !problems.some((p) => p.startsWith('GATEWAY_CALLERS'))) missing.push('GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE)')
+    if (e.GATEWAY_LEDGER_URL === undefined) missing.push('GATEWAY_LEDGER_URL')
+    for (const m of missing) problems.push(`${m}: required when NODE_ENV=production`)
+  } else if (e.OPENOPERATOR_URL !== undefined && secret === undefined) {
+    warnings.push('no upstream secret is configured; upstream calls carry no credential')
+  }
+
+  const ledgerUrl = e.GATEWAY_LEDGER_URL ?? 'sqlite:./data/ledger.db'
+  if (!/^sqlite:.+/.test(ledgerUrl) && !/^postgres(ql)?:\/\//.test(ledgerUrl)) problems.push('GATEWAY_LEDGER_URL: must be sqlite:<path> or postgres://…')
+
+  if (problems.length > 0) throw new ConfigError(problems)
+
+  return {
+    production,
+    embeddedSimulator: e.OPENOPERATOR_URL === undefined,
+    upstream: {
+      origin,
+      basePath,
+      secret,
+      authScheme: e.UPSTREAM_AUTH_SCHEME,
+      caPem,
+      connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
+      readTimeoutMs: e.UPSTREAM_READ_TIMEOUT_MS,
+      mutationTimeoutMs: e.UPSTREAM_MUTATION_TIMEOUT_MS,
+      maxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
+      maxTaskResponseBytes: e.UPSTREAM_MAX_TASK_RESPONSE_BYTES,
+      cardMaxBytes: MiB,
+      plainHttp
+    },
+    callers,
+    controlEnabled: e.GATEWAY_CONTROL_ENABLED,
+    leaseSafetyMs: e.GATEWAY_LEASE_SAFETY_MS,
+    ledgerUrl,
+    redisUrl: e.GATEWAY_REDIS_URL,
+    rateLimitRead: e.GATEWAY_RATE_LIMIT_READ,
+    rateLimitControl: e.GATEWAY_RATE_LIMIT_CONTROL,
+    host: e.HOST,
+    port: e.PORT,
+    metricsPort: e.METRICS_PORT,
+    trustProxy: e.GATEWAY_TRUST_PROXY,
+    discoveryIntervalMs: e.GATEWAY_DISCOVERY_INTERVAL_MS,
+    logLevel: e.LOG_LEVEL,
+    warnings
+  }
+}
+
+/** A URL with any password replaced, for printing (CONTRACT §2 GATEWAY_LEDGER_URL). */
+export function redactUrl (raw: string): string {
+  try {
+    const u = new URL(raw)
+    if (u.password !== '') u.password = '***'
+    return u.toString()
+  } catch {
+    return raw.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')
+  }
+}

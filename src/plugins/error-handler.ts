@@ -1,0 +1,48 @@
+// One error handler (CONTRACT §7, STYLE): every failure leaves as
+// {"error":{"code","message","retryable",...}} with a contract code and a message the gateway
+// wrote. A 5xx never carries the original message; nothing remote is ever echoed.
+import fp from 'fastify-plugin'
+import type { FastifyError, FastifyReply } from 'fastify'
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
+import { GatewayError, isGatewayError } from '../errors.js'
+
+function send (reply: FastifyReply, err: GatewayError): FastifyReply {
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v)
+  return reply.code(err.statusCode).type('application/json').send(err.toBody())
+}
+
+export function toGatewayError (err: unknown): GatewayError {
+  if (isGatewayError(err)) return err
+  const e = err as FastifyError
+  if (hasZodFastifySchemaValidationErrors(e)) {
+    const fields = [...new Set(e.validation.map((v) => `${e.validationContext ?? 'body'}${v.instancePath.replace(/\//g, '.')}`))]
+    return new GatewayError('invalid_request', { message: `Invalid or unknown field(s): ${fields.join(', ')}.`, cause: err })
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError('payload_too_large', { message: 'The request body exceeds 64 KiB.', cause: err })
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GatewayError('invalid_request', { message: 'The body must be application/json.', cause: err })
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('invalid_request', { message: 'The body is not valid JSON.', cause: err })
+  }
+  if (e.statusCode === 400 || e.validation !== undefined) return new GatewayError('invalid_request', { cause: err })
+  if (e.statusCode === 404) return new GatewayError('not_found', { cause: err })
+  if (e.statusCode === 413) return new GatewayError('payload_too_large', { cause: err })
+  return new GatewayError('internal_error', { cause: err })
+}
+
+export default fp(async (app) => {
+  app.setErrorHandler((err, request, reply) => {
+    const ge = toGatewayError(err)
+    if (ge.code === 'internal_error') {
+      request.log.error({ err: isResponseSerializationError(err) ? { name: err.name } : err }, 'unhandled error')
+    } else if (ge.statusCode >= 500) {
+      request.log.warn({ code: ge.code }, 'request failed')
+    }
+    return send(reply, ge)
+  })
+  app.setNotFoundHandler((_request, reply) => send(reply, new GatewayError('not_found', { message: 'No such route.' })))
+}, { name: 'error-handler' })

@@ -1,0 +1,105 @@
+// Reads the configuration, builds the app, listens on the API and metrics ports, and shuts
+// down gracefully. The dev start (CONTRACT §9, §11) runs the simulator in-process on
+// loopback with a random secret and prints one generated all-scopes token.
+import { randomBytes } from 'node:crypto'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import { buildApp, type GatewayApp } from './app.js'
+import { redactUrl, type Config } from './config.js'
+import { createLogger } from './logger.js'
+import { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
+import { sha256Hex } from './plugins/auth.js'
+import { startSimulator, type Simulator } from './simulator/index.js'
+import type { Caller } from '../schemas/callers.js'
+
+export interface RunningGateway {
+  app: GatewayApp
+  metricsServer: FastifyInstance
+  simulator: Simulator | undefined
+  url: string
+  metricsUrl: string
+  devToken: string | undefined
+  logger: Logger
+  close: () => Promise<void>
+}
+
+export interface StartOptions {
+  /** where the dev token line goes (stdout by default) */
+  print?: (line: string) => void
+  logger?: Logger
+}
+
+export function buildMetricsServer (metrics: GatewayMetrics): FastifyInstance {
+  const server = Fastify({ logger: false })
+  server.get('/metrics', async (_req, reply) => {
+    reply.type(metrics.registry.contentType)
+    return await metrics.registry.metrics()
+  })
+  return server
+}
+
+export async function startGatewayServer (base: Config, opts: StartOptions = {}): Promise<RunningGateway> {
+  const secrets = new Set<string>()
+  const logger = opts.logger ?? createLogger({ level: base.logLevel, secrets, pretty: process.stdout.isTTY && !base.production })
+  for (const w of base.warnings) logger.warn(w)
+
+  let config = base
+  let simulator: Simulator | undefined
+  if (config.embeddedSimulator) {
+    const secret = randomBytes(24).toString('base64url')
+    simulator = await startSimulator({ secret, host: '127.0.0.1', port: 0 })
+    config = { ...config, upstream: { ...config.upstream, origin: simulator.url, basePath: '/a2a', secret, plainHttp: true } }
+    logger.warn({ upstream: simulator.url }, 'OPENOPERATOR_URL is unset: using the embedded simulator (development only)')
+  }
+  if (config.upstream.secret !== undefined) secrets.add(config.upstream.secret)
+
+  let callers: Caller[]
+  let devToken: string | undefined
+  if (config.callers !== undefined) {
+    callers = config.callers
+  } else {
+    devToken = `dev-${randomBytes(24).toString('base64url')}`
+    callers = [{ name: 'dev', tokenSha256: sha256Hex(devToken), scopes: ['read', 'control', 'admin'], controllerId: 'dev' }]
+  }
+
+  const redis = config.redisUrl !== undefined ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 }) : undefined
+  const metrics = createMetrics()
+  const app = await buildApp({ config, callers, logger, redis, metrics })
+  const metricsServer = buildMetricsServer(metrics)
+  await app.listen({ host: config.host, port: config.port })
+  await metricsServer.listen({ host: config.host, port: config.metricsPort })
+  const url = listenUrl(app)
+  const metricsUrl = listenUrl(metricsServer)
+  logger.info({ url, metricsUrl, ledger: redactUrl(config.ledgerUrl), upstream: config.upstream.origin }, 'gateway listening')
+  if (devToken !== undefined) {
+    // printed once, on stdout, never logged: the scrubber also keeps it out of the log
+    const print = opts.print ?? ((line: string) => { process.stdout.write(`${line}\n`) })
+    print(`dev token (all scopes, this run only): ${devToken}`)
+    print(`try: curl -H "Authorization: Bearer ${devToken}" ${url}/v1/supervisor/health`)
+    secrets.add(devToken)
+  }
+
+  return {
+    app,
+    metricsServer,
+    simulator,
+    url,
+    metricsUrl,
+    devToken,
+    logger,
+    close: async () => {
+      await app.close()
+      await metricsServer.close()
+      await simulator?.close()
+      redis?.disconnect()
+    }
+  }
+}
+
+function listenUrl (server: FastifyInstance): string {
+  const addr = server.server.address()
+  if (addr === null || typeof addr === 'string') return String(addr)
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
+  return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${addr.port}`
+}

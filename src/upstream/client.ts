@@ -1,0 +1,228 @@
+// The one way out to the remote (CONTRACT §3). Undici only; traffic and the secret go to the
+// configured origin alone; no redirect is ever followed; every body is read under a byte
+// cap while it streams; reads may be retried once when nothing was sent, mutations never.
+import { createHash, randomUUID } from 'node:crypto'
+import { rootCertificates } from 'node:tls'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Client, Pool, buildConnector, type Dispatcher } from 'undici'
+import type { Logger } from 'pino'
+import { RpcResponseSchema, type RpcErrorObject } from '../../schemas/jsonrpc.js'
+import { classifyTransportError, UpstreamCallError, type UpstreamOutcome } from './errors.js'
+
+export interface UpstreamClientOptions {
+  origin: string
+  basePath: string
+  secret: string | undefined
+  authScheme: 'bearer' | 'x-api-key'
+  caPem?: string | undefined
+  connectTimeoutMs: number
+  readTimeoutMs: number
+  mutationTimeoutMs: number
+  maxResponseBytes: number
+  logger: Logger
+  /** observes every upstream exchange; `op` is the logical operation, never an advertised name */
+  observe?: (op: string, outcome: UpstreamOutcome, seconds: number) => void
+}
+
+export type RpcResult =
+  | { ok: true; result: unknown; httpStatus: number }
+  | { ok: false; error: RpcErrorObject; httpStatus: number }
+
+export interface RpcCall {
+  method: string
+  params: Record<string, unknown>
+  /** logical operation for logs and metrics */
+  op: string
+  kind: 'read' | 'mutation'
+  id?: string
+  maxBytes?: number
+  headers?: Record<string, string>
+  /** absolute deadline (ms since epoch) bounding the whole call, retry included */
+  deadline?: number
+}
+
+export interface GetResult { status: number; body: Buffer }
+
+export interface UpstreamClient {
+  rpc: (call: RpcCall) => Promise<RpcResult>
+  /** GET `<A2A base><suffix>` (discovery only). 3xx throws `redirect`; other statuses return */
+  get: (suffix: string, opts: { op: string; maxBytes: number; deadline?: number }) => Promise<GetResult>
+  close: () => Promise<void>
+}
+
+interface Exchange { status: number; body: Buffer; contentType: string }
+
+export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient {
+  const tlsOptions = o.caPem !== undefined ? { ca: [...rootCertificates, o.caPem] } : {}
+  // errors produced inside the connector happened before any request byte was written
+  const preConnect = new WeakSet<object>()
+  const baseConnector = buildConnector({ ...tlsOptions, timeout: o.connectTimeoutMs })
+  const connect: buildConnector.connector = (opts, cb) => {
+    baseConnector(opts, (err, socket) => {
+      if (err !== null && typeof err === 'object') preConnect.add(err)
+      if (err !== null) cb(err, null)
+      else cb(null, socket)
+    })
+  }
+  const readPool = new Pool(o.origin, {
+    connect,
+    connections: 16,
+    headersTimeout: o.readTimeoutMs,
+    bodyTimeout: o.readTimeoutMs,
+    keepAliveTimeout: 4000
+  })
+
+  const authHeaders: Record<string, string> = {}
+  if (o.secret !== undefined) {
+    if (o.authScheme === 'bearer') authHeaders.authorization = `Bearer ${o.secret}`
+    else authHeaders['x-api-key'] = o.secret
+  }
+
+  async function exchange (dispatcher: Dispatcher, req: { method: 'GET' | 'POST'; path: string; body?: string; headers: Record<string, string>; maxBytes: number; deadline: number; reset?: boolean }): Promise<Exchange> {
+    const remaining = req.deadline - Date.now()
+    if (remaining <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
+    const signal = AbortSignal.timeout(remaining)
+    let res: Dispatcher.ResponseData
+    try {
+      res = await dispatcher.request({
+        method: req.method,
+        path: req.path,
+        body: req.body,
+        headers: { ...req.headers, ...authHeaders },
+        signal,
+        reset: req.reset ?? false,
+        headersTimeout: remaining,
+        bodyTimeout: remaining
+      })
+    } catch (err) {
+      throw classifyTransportError(err, typeof err === 'object' && err !== null && preConnect.has(err), signal.aborted)
+    }
+    if (res.statusCode >= 300 && res.statusCode < 400) {
+      res.body.destroy()
+      throw new UpstreamCallError('redirect', { httpStatus: res.statusCode })
+    }
+    const declared = Number(res.headers['content-length'])
+    if (Number.isFinite(declared) && declared > req.maxBytes) {
+      res.body.destroy()
+      throw new UpstreamCallError('too_large', { httpStatus: res.statusCode })
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    try {
+      for await (const chunk of res.body) {
+        const buf = chunk as Buffer
+        size += buf.length
+        if (size > req.maxBytes) {
+          res.body.destroy()
+          throw new UpstreamCallError('too_large', { httpStatus: res.statusCode })
+        }
+        chunks.push(buf)
+      }
+    } catch (err) {
+      throw classifyTransportError(err, false, signal.aborted)
+    }
+    const ct = res.headers['content-type']
+    return { status: res.statusCode, body: Buffer.concat(chunks, size), contentType: Array.isArray(ct) ? ct.join(',') : (ct ?? '') }
+  }
+
+  /** the hand-written single retry of a read: once, with jitter, only when nothing was sent */
+  async function withReadRetry<T> (deadline: number, attempt: () => Promise<T>): Promise<T> {
+    try {
+      return await attempt()
+    } catch (err) {
+      if (!(err instanceof UpstreamCallError) || !err.nothingSent || err.kind !== 'unreachable') throw err
+      const jitter = 50 + Math.floor(Math.random() * 150)
+      if (Date.now() + jitter >= deadline) throw err
+      await sleep(jitter)
+      return await attempt()
+    }
+  }
+
+  function logRemoteFailure (op: string, status: number, body: Buffer, remoteCode?: number): void {
+    // never the remote's text: its code, HTTP status, size and digest are enough to correlate
+    o.logger.warn({
+      op,
+      remoteCode,
+      httpStatus: status,
+      bodyBytes: body.length,
+      bodySha256: createHash('sha256').update(body).digest('hex')
+    }, 'upstream answered with an error')
+  }
+
+  function parseRpc (ex: Exchange, id: string, op: string): RpcResult {
+    let json: unknown
+    try {
+      json = JSON.parse(ex.body.toString('utf8'))
+    } catch {
+      json = undefined
+    }
+    const parsed = RpcResponseSchema.safeParse(json)
+    if (!parsed.success || parsed.data.id !== id) {
+      logRemoteFailure(op, ex.status, ex.body)
+      if (ex.status >= 200 && ex.status < 300) throw new UpstreamCallError('invalid', { httpStatus: ex.status })
+      throw new UpstreamCallError('http_status', { httpStatus: ex.status })
+    }
+    if ('error' in parsed.data) {
+      logRemoteFailure(op, ex.status, ex.body, parsed.data.error.code)
+      return { ok: false, error: parsed.data.error, httpStatus: ex.status }
+    }
+    if (ex.status < 200 || ex.status >= 300) {
+      logRemoteFailure(op, ex.status, ex.body)
+      throw new UpstreamCallError('http_status', { httpStatus: ex.status })
+    }
+    return { ok: true, result: parsed.data.result, httpStatus: ex.status }
+  }
+
+  async function timed<T extends { ok: boolean } | GetResult> (op: string, fn: () => Promise<T>): Promise<T> {
+    const start = process.hrtime.bigint()
+    const seconds = (): number => Number(process.hrtime.bigint() - start) / 1e9
+    try {
+      const r = await fn()
+      o.observe?.(op, 'ok' in r && !r.ok ? 'rpc_error' : 'ok', seconds())
+      return r
+    } catch (err) {
+      o.observe?.(op, err instanceof UpstreamCallError ? err.outcome : 'network', seconds())
+      throw err
+    }
+  }
+
+  async function rpc (call: RpcCall): Promise<RpcResult> {
+    const id = call.id ?? randomUUID()
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params })
+    const headers = { 'content-type': 'application/json', accept: 'application/json', ...call.headers }
+    const maxBytes = call.maxBytes ?? o.maxResponseBytes
+    const path = `${o.basePath}/`
+    if (call.kind === 'mutation') {
+      const deadline = Math.min(call.deadline ?? Infinity, Date.now() + o.mutationTimeoutMs)
+      return await timed(call.op, async () => {
+        // a fresh connection per mutation and no retry: failure before the connection is up
+        // means nothing was sent; anything after is ambiguous, never repeated
+        const client = new Client(o.origin, { connect, pipelining: 1, headersTimeout: o.mutationTimeoutMs, bodyTimeout: o.mutationTimeoutMs })
+        try {
+          const ex = await exchange(client, { method: 'POST', path, body, headers, maxBytes, deadline, reset: true })
+          return parseRpc(ex, id, call.op)
+        } finally {
+          client.destroy().catch(() => undefined)
+        }
+      })
+    }
+    const deadline = Math.min(call.deadline ?? Infinity, Date.now() + o.readTimeoutMs)
+    return await timed(call.op, () => withReadRetry(deadline, async () =>
+      parseRpc(await exchange(readPool, { method: 'POST', path, body, headers, maxBytes, deadline }), id, call.op)))
+  }
+
+  async function get (suffix: string, opts: { op: string; maxBytes: number; deadline?: number }): Promise<GetResult> {
+    if (!suffix.startsWith('/') || suffix.includes('//') || suffix.includes('..')) throw new Error('discovery paths are fixed suffixes of the A2A base')
+    const deadline = Math.min(opts.deadline ?? Infinity, Date.now() + o.readTimeoutMs)
+    return await timed(opts.op, () => withReadRetry(deadline, async () => {
+      const ex = await exchange(readPool, { method: 'GET', path: `${o.basePath}${suffix}`, headers: { accept: 'application/json' }, maxBytes: opts.maxBytes, deadline })
+      return { status: ex.status, body: ex.body }
+    }))
+  }
+
+  return {
+    rpc,
+    get,
+    close: async () => { await readPool.close() }
+  }
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig, parseUpstreamUrl, redactUrl } from '../../src/config.js'
+
+const callers = JSON.stringify([{ name: 'ops', tokenSha256: 'a'.repeat(64), scopes: ['read', 'control'], controllerId: 'ops-1' }])
+
+function problems (env: Record<string, string>, files: Record<string, string> = {}): string[] {
+  try {
+    loadConfig(env, { readFile: (p) => { if (p in files) return files[p] as string; throw new Error('ENOENT') } })
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems
+    throw err
+  }
+  return []
+}
+
+describe('configuration', () => {
+  it('starts with no configuration at all: embedded simulator, sqlite ledger, contract defaults', () => {
+    const c = loadConfig({})
+    expect(c.embeddedSimulator).toBe(true)
+    expect(c.ledgerUrl).toBe('sqlite:./data/ledger.db')
+    expect(c.upstream).toMatchObject({ connectTimeoutMs: 5000, readTimeoutMs: 15000, mutationTimeoutMs: 10000, maxResponseBytes: 4 * 1024 * 1024, maxTaskResponseBytes: 16 * 1024 * 1024, cardMaxBytes: 1024 * 1024, authScheme: 'bearer' })
+    expect(c).toMatchObject({ controlEnabled: false, leaseSafetyMs: 2000, rateLimitRead: 600, rateLimitControl: 60, host: '0.0.0.0', port: 8080, metricsPort: 9464, trustProxy: false, discoveryIntervalMs: 60000 })
+  })
+
+  it('in production names every missing required variable at once', () => {
+    const p = problems({ NODE_ENV: 'production' })
+    expect(p).toHaveLength(4)
+    for (const name of ['OPENOPERATOR_URL', 'SPYNEL_AGENT_ZERO_API_KEY', 'GATEWAY_CALLERS', 'GATEWAY_LEDGER_URL']) {
+      expect(p.some((x) => x.startsWith(name))).toBe(true)
+    }
+  })
+
+  it('in production accepts a complete configuration and refuses plain http even to loopback', () => {
+    const env = { NODE_ENV: 'production', OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 's3cr3t-value', GATEWAY_CALLERS: callers, GATEWAY_LEDGER_URL: 'postgres://u:p@db/gw' }
+    expect(loadConfig(env).embeddedSimulator).toBe(false)
+    expect(problems({ ...env, OPENOPERATOR_URL: 'http://127.0.0.1:9000' })[0]).toMatch(/must be https/)
+  })
+
+  it('refuses userinfo, query, fragment and non-loopback http; allows loopback http outside production with a warning', () => {
+    expect(parseUpstreamUrl('https://user:pw@oo.example', false)).toMatch(/userinfo/)
+    expect(parseUpstreamUrl('https://oo.example/?x=1', false)).toMatch(/query/)
+    expect(parseUpstreamUrl('https://oo.example/?', false)).toMatch(/query/)
+    expect(parseUpstreamUrl('https://oo.example/#frag', false)).toMatch(/fragment/)
+    expect(parseUpstreamUrl('http://oo.example', false)).toMatch(/https/)
+    expect(parseUpstreamUrl('ftp://oo.example', false)).toMatch(/https/)
+    for (const h of ['127.0.0.1', '127.9.9.9', 'localhost', '[::1]']) {
+      expect(parseUpstreamUrl(`http://${h}:8000`, false)).toMatchObject({ plainHttp: true })
+    }
+    expect(loadConfig({ OPENOPERATOR_URL: 'http://127.0.0.1:9' }).warnings.join(' ')).toMatch(/plain http/)
+  })
+
+  it('derives the A2A base from the URL path: <url>/a2a/ exactly', () => {
+    expect(parseUpstreamUrl('https://oo.example', false)).toEqual({ origin: 'https://oo.example', basePath: '/a2a', plainHttp: false })
+    expect(parseUpstreamUrl('https://oo.example:8443/prefix/', false)).toEqual({ origin: 'https://oo.example:8443', basePath: '/prefix/a2a', plainHttp: false })
+  })
+
+  it('reads the secret and callers from *_FILE variants, and refuses both forms at once', () => {
+    const c = loadConfig({ OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY_FILE: '/run/secret', GATEWAY_CALLERS_FILE: '/run/callers' }, { readFile: (p) => p === '/run/secret' ? 'from-file-secret\n' : callers })
+    expect(c.upstream.secret).toBe('from-file-secret')
+    expect(c.callers?.[0]?.name).toBe('ops')
+    expect(problems({ SPYNEL_AGENT_ZERO_API_KEY: 'a-secret-1', SPYNEL_AGENT_ZERO_API_KEY_FILE: '/x' })[0]).toMatch(/both set/)
+    expect(problems({ SPYNEL_AGENT_ZERO_API_KEY_FILE: '/missing' })[0]).toMatch(/SPYNEL_AGENT_ZERO_API_KEY_FILE: cannot read/)
+  })
+
+  it('never echoes a secret or a token digest in its messages', () => {
+    const secret = 'hunter2 has spaces'
+    const p = problems({ NODE_ENV: 'production', SPYNEL_AGENT_ZERO_API_KEY: secret, GATEWAY_CALLERS: '[{"name":"x","tokenSha256":"not-a-digest-XYZ","scopes":["read"]}]' })
+    const text = p.join('\n')
+    expect(text).toMatch(/SPYNEL_AGENT_ZERO_API_KEY/)
+    expect(text).not.toContain(secret)
+    expect(text).not.toContain('not-a-digest-XYZ')
+  })
+
+  it('requires a unique controllerId for callers with the control scope', () => {
+    const base = { name: 'a', tokenSha256: 'b'.repeat(64), scopes: ['control'] }
+    expect(problems({ GATEWAY_CALLERS: JSON.stringify([base]) })[0]).toMatch(/controllerId/)
+    const dup = [{ ...base, controllerId: 'c' }, { ...base, name: 'b', tokenSha256: 'c'.repeat(64), controllerId: 'c' }]
+    expect(problems({ GATEWAY_CALLERS: JSON.stringify(dup) }).join()).toMatch(/not unique/)
+    expect(problems({ GATEWAY_CALLERS: 'not json' })[0]).toMatch(/GATEWAY_CALLERS: not valid JSON/)
+  })
+
+  it('names bad numeric and enum values by variable', () => {
+    const p = problems({ UPSTREAM_READ_TIMEOUT_MS: 'soon', UPSTREAM_AUTH_SCHEME: 'basic', GATEWAY_CONTROL_ENABLED: 'yes' })
+    expect(p.map((x) => x.split(':')[0]).sort()).toEqual(['GATEWAY_CONTROL_ENABLED', 'UPSTREAM_AUTH_SCHEME', 'UPSTREAM_READ_TIMEOUT_MS'])
+  })
+
+  it('redacts a ledger password wherever it is printed', () => {
+    expect(redactUrl('postgres://gw:topsecret@db:5432/gw')).toBe('postgres://gw:***@db:5432/gw')
+    expect(redactUrl('sqlite:./data/ledger.db')).toBe('sqlite:./data/ledger.db')
+  })
+})
