@@ -1,5 +1,6 @@
 // buildApp(deps): the gateway as a Fastify instance, plugins in order — infrastructure, domain,
 // routes (STYLE). It reads no environment: everything comes from the Config it is given.
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -43,7 +44,7 @@ export interface AppDeps {
   metrics?: GatewayMetrics
 }
 
-export type GatewayApp = FastifyInstance<RawServerDefault, import('node:http').IncomingMessage, import('node:http').ServerResponse, FastifyBaseLogger, ZodTypeProvider>
+export type GatewayApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>
 
 export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   const { config } = deps

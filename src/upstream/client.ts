@@ -52,6 +52,12 @@ export interface UpstreamClient {
 
 interface Exchange { status: number; body: Buffer; contentType: string }
 
+/** stop reading a body we refuse; the abort it causes is expected, not an error to surface */
+function discard (body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined)
+  body.destroy()
+}
+
 export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient {
   const tlsOptions = o.caPem !== undefined ? { ca: [...rootCertificates, o.caPem] } : {}
   // errors produced inside the connector happened before any request byte was written
@@ -98,12 +104,12 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
       throw classifyTransportError(err, typeof err === 'object' && err !== null && preConnect.has(err), signal.aborted)
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {
-      res.body.destroy()
+      discard(res.body)
       throw new UpstreamCallError('redirect', { httpStatus: res.statusCode })
     }
     const declared = Number(res.headers['content-length'])
     if (Number.isFinite(declared) && declared > req.maxBytes) {
-      res.body.destroy()
+      discard(res.body)
       throw new UpstreamCallError('too_large', { httpStatus: res.statusCode })
     }
     const chunks: Buffer[] = []
@@ -113,7 +119,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
         const buf = chunk as Buffer
         size += buf.length
         if (size > req.maxBytes) {
-          res.body.destroy()
+          discard(res.body)
           throw new UpstreamCallError('too_large', { httpStatus: res.statusCode })
         }
         chunks.push(buf)

@@ -2,7 +2,7 @@
 // callers for each scope, a metrics listener, and every log line captured for inspection.
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
-import pino from 'pino'
+import type pino from 'pino'
 import { buildApp, type GatewayApp } from '../../src/app.js'
 import { loadConfig, type Env } from '../../src/config.js'
 import { createLogger } from '../../src/logger.js'

@@ -1,6 +1,7 @@
 // Small HTTP helpers for tests: a request with a bearer token, JSON parsed.
 import { request } from 'undici'
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into answers freely
 export interface JsonResponse { status: number; headers: Record<string, string | string[] | undefined>; body: any; text: string }
 
 export async function call (url: string, opts: { method?: 'GET' | 'POST'; token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<JsonResponse> {

@@ -1,0 +1,66 @@
+// The bin as a user runs it (CONTRACT §2, §9, §11): no configuration starts the gateway on the
+// embedded simulator and prints one dev token; production refuses to start without each
+// required variable, naming every one.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { call } from '../helpers/http.js'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const children: ChildProcess[] = []
+afterEach(() => { for (const c of children.splice(0)) c.kill('SIGKILL') })
+
+function cleanEnv (extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME }
+  return { ...env, ...extra }
+}
+
+function run (extra: Record<string, string>): { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'start'], { cwd: root, env: cleanEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] })
+  children.push(child)
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString() })
+  child.stderr!.on('data', (d: Buffer) => { err += d.toString() })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return { child, out: () => out, err: () => err, exited }
+}
+
+async function waitFor<T> (fn: () => T | undefined, ms: number): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = fn()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe('the bin', () => {
+  it('starts with no configuration: embedded simulator, dev token printed once, health works, SIGTERM exits 0', async () => {
+    const p = run({ HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0' })
+    const token = await waitFor(() => /dev token \(all scopes, this run only\): (\S+)/.exec(p.out())?.[1], 15_000)
+    const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(p.out())?.[1], 5_000)
+    const res = await call(`${url}/v1/supervisor/health`, { token })
+    expect(res.status).toBe(200)
+    expect(res.body.result.ok).toBe(true)
+    expect(p.out().split(token).length - 1).toBe(2) // the token line and the curl hint, nothing else
+    p.child.kill('SIGTERM')
+    expect(await p.exited).toBe(0)
+  })
+
+  it('refuses to start in production without each required variable, naming each', async () => {
+    const p = run({ NODE_ENV: 'production', SPYNEL_AGENT_ZERO_API_KEY: 'prod-secret-do-not-print' })
+    const code = await p.exited
+    expect(code).not.toBe(0)
+    for (const name of ['OPENOPERATOR_URL', 'GATEWAY_CALLERS', 'GATEWAY_LEDGER_URL']) expect(p.err()).toContain(name)
+    expect(p.err()).not.toContain('prod-secret-do-not-print')
+    expect(p.out()).toBe('')
+  })
+
+  it('refuses plain http to a non-loopback host', async () => {
+    const p = run({ OPENOPERATOR_URL: 'http://openoperator.example' })
+    expect(await p.exited).toBe(1)
+    expect(p.err()).toMatch(/OPENOPERATOR_URL must be https/)
+  })
+})
