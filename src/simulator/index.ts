@@ -1,0 +1,83 @@
+// The OpenOperator A2A simulator: an independent reading of the remote's contract (seeds and
+// recorded fixtures), sharing no code with the gateway, with fault injection for tests.
+import type { AddressInfo } from 'node:net'
+import { buildSimulatorApp } from './app.js'
+import { DEMO_FILE_PATH, DEMO_TASK_ID, demoTask } from './seed-task.js'
+import { createState, resolveOptions } from './state.js'
+import type { RpcCall, Simulator, SimulatorOptions } from './types.js'
+
+export type {
+  ArgusErrorCode,
+  ArgusErrorPlacement,
+  AuthScheme,
+  CardTransform,
+  Fault,
+  FaultTarget,
+  ReceivedRequest,
+  RpcCall,
+  Simulator,
+  SimulatorOptions,
+  SimulatorProfile
+} from './types.js'
+export { defaultCard } from './card.js'
+export type { CardOptions } from './card.js'
+export { ARGUS_URN } from './argus.js'
+export { DEFAULT_SOURCE_SHA } from './state.js'
+export { DEMO_FILE_PATH, DEMO_TASK_ID }
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const opts = resolveOptions(options)
+  const state = createState(opts)
+  const app = buildSimulatorApp(state, options.tls)
+  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 })
+  state.origin = originOf(app.server.address() as AddressInfo, options.tls !== undefined)
+  state.tasks.add(demoTask(state.origin, opts.profile, opts.sourceSha))
+
+  let closed: Promise<void> | undefined
+  return {
+    url: state.origin,
+    secret: opts.secret,
+    received: state.received,
+    rpcCalls: () => rpcCalls(state.received),
+    inject: (target, fault, times) => state.faults.inject(target, fault, times),
+    clearFaults: () => state.faults.clear(),
+    setCard: (transform) => {
+      state.cardTransform = transform
+    },
+    addTask: (task) => state.tasks.add(task),
+    getTask: (id) => state.tasks.get(id),
+    reset: () => {
+      // In place: callers may hold on to `received`.
+      state.received.length = 0
+      state.faults.clear()
+      state.cardTransform = opts.initialCard
+    },
+    close: () => {
+      closed ??= (async () => {
+        state.closing.abort()
+        await app.close()
+      })()
+      return closed
+    }
+  }
+}
+
+function originOf(address: AddressInfo, tls: boolean): string {
+  // A wildcard bind is still reached through loopback (the test certificates name 127.0.0.1).
+  let host = address.address
+  if (host === '0.0.0.0' || host === '::') host = '127.0.0.1'
+  if (host.includes(':')) host = `[${host}]`
+  return `${tls ? 'https' : 'http'}://${host}:${address.port}`
+}
+
+function rpcCalls(received: Simulator['received']): RpcCall[] {
+  const calls: RpcCall[] = []
+  for (const r of received) {
+    if (r.method !== 'POST' || r.path.split('?')[0] !== '/a2a/') continue
+    const json = r.json
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) continue
+    const { method, id, params } = json as Record<string, unknown>
+    if (typeof method === 'string') calls.push({ method, id, params, headers: r.headers })
+  }
+  return calls
+}

@@ -1,0 +1,95 @@
+// JSON-RPC 2.0 over POST /a2a/: framing, method dispatch and the standard task methods.
+// Where FastA2A and a2a-js disagree (refusals, history, cancel of a finished task) the
+// profile decides; the fixtures of both are the reference for every shape.
+import { argusOperationOf } from './argus.js'
+import type { FaultContext } from './fault-book.js'
+import { handleMessageSend } from './message-send.js'
+import type { RpcOutcome } from './rpc-outcome.js'
+import { PLAIN_500, refused, rpcError, rpcResult } from './rpc-outcome.js'
+import { MessageSendParamsSchema, TaskIdParamsSchema, TaskQueryParamsSchema, describeIssue, snakeCaseKeys } from './rpc-schemas.js'
+import type { SimulatorState } from './state.js'
+import type { z } from 'zod'
+
+export type ParsedBody = { ok: true; value: unknown } | { ok: false }
+
+export function parseBody(raw: string): ParsedBody {
+  try {
+    return { ok: true, value: JSON.parse(raw) as unknown }
+  } catch {
+    return { ok: false }
+  }
+}
+
+/** Which faults a POST /a2a/ body can match: its method and, for message/send, its Argus operation. */
+export function rpcFaultContext(body: ParsedBody): FaultContext {
+  if (!body.ok || !isObject(body.value) || typeof body.value.method !== 'string') return { route: 'rpc' }
+  const rpcMethod = body.value.method
+  const argusOperation = rpcMethod === 'message/send' ? argusOperationOf(body.value.params) : undefined
+  return { route: 'rpc', rpcMethod, argusOperation }
+}
+
+export function handleRpc(state: SimulatorState, body: ParsedBody, ctx: FaultContext): RpcOutcome {
+  const { profile } = state.opts
+  if (!body.ok) {
+    // FastA2A validates the raw bytes with one pydantic adapter, so bad JSON is just another 500.
+    if (profile === 'fasta2a') return PLAIN_500
+    return rpcError(null, { code: -32700, message: profile === 'a2a-js' ? 'Invalid JSON payload.' : 'Invalid JSON payload' })
+  }
+  const request = body.value
+  const idValid = isObject(request) && 'id' in request && (request.id === null || typeof request.id === 'string' || typeof request.id === 'number')
+  const id = idValid ? request.id : null
+  if (!isObject(request) || request.jsonrpc !== '2.0' || !idValid || typeof request.method !== 'string') {
+    return refused(state, id, -32600, 'Request payload validation error')
+  }
+  switch (request.method) {
+    case 'message/send': {
+      const params = validate(state, id, MessageSendParamsSchema, request.params)
+      return params.ok ? handleMessageSend(state, id, params.value, ctx) : params.outcome
+    }
+    case 'tasks/get': {
+      const params = validate(state, id, TaskQueryParamsSchema, request.params)
+      if (!params.ok) return params.outcome
+      state.tasks.advance(params.value.id)
+      const task = state.tasks.view(params.value.id, params.value.historyLength)
+      return task === undefined ? taskNotFound(state, id, params.value.id) : rpcResult(id, task)
+    }
+    case 'tasks/cancel': {
+      const params = validate(state, id, TaskIdParamsSchema, request.params)
+      if (!params.ok) return params.outcome
+      return cancel(state, id, params.value.id)
+    }
+    default:
+      return refused(state, id, -32601, `Method not found: ${request.method}`)
+  }
+}
+
+function cancel(state: SimulatorState, id: unknown, taskId: string): RpcOutcome {
+  const outcome = state.tasks.cancel(taskId)
+  if (outcome.kind === 'not-found') return taskNotFound(state, id, taskId)
+  if (outcome.kind === 'canceled') return rpcResult(id, outcome.task)
+  // FastA2A 0.5's cancel_task has no terminal check: it hands back the task as stored.
+  if (state.opts.profile === 'fasta2a') return rpcResult(id, outcome.task)
+  const message = state.opts.profile === 'a2a-js' ? `Task not cancelable: ${taskId}` : 'Task not cancelable'
+  return rpcError(id, { code: -32002, message })
+}
+
+function taskNotFound(state: SimulatorState, id: unknown, taskId: string): RpcOutcome {
+  const message = state.opts.profile === 'a2a-js' ? `Task not found: ${taskId}` : 'Task not found'
+  return rpcError(id, { code: -32001, message })
+}
+
+type Validated<T> = { ok: true; value: T } | { ok: false; outcome: RpcOutcome }
+
+function validate<S extends z.ZodType>(state: SimulatorState, id: unknown, schema: S, params: unknown): Validated<z.infer<S>> {
+  const snake = snakeCaseKeys(params)
+  if (snake.length > 0) {
+    return { ok: false, outcome: refused(state, id, -32602, `${snake[0]} is not an A2A field (the wire is camelCase)`) }
+  }
+  const parsed = schema.safeParse(params)
+  if (!parsed.success) return { ok: false, outcome: refused(state, id, -32602, describeIssue(parsed.error)) }
+  return { ok: true, value: parsed.data }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,57 @@
+// POST /a2a/, the only JSON-RPC endpoint: auth, then faults, then the call itself. The
+// slash-less /a2a redirects as Starlette does (clients must not follow it), and GET /a2a/
+// is not allowed.
+import type { FastifyPluginAsync } from 'fastify'
+import { isAuthorized } from './auth.js'
+import { dropConnection, pause, sendFault } from './fault-replies.js'
+import { handleRpc, parseBody, rpcFaultContext } from './rpc-dispatch.js'
+import type { SimulatorState } from './state.js'
+
+export function rpcRoutes(state: SimulatorState): FastifyPluginAsync {
+  return async (app) => {
+    app.post('/a2a/', async (request, reply) => {
+      if (!isAuthorized(request.headers, state.opts.secret, state.opts.authSchemes)) {
+        return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized' })
+      }
+      const body = parseBody(typeof request.body === 'string' ? request.body : '')
+      const ctx = rpcFaultContext(body)
+      const rpcId = requestId(body.ok ? body.value : undefined)
+      const fault = state.faults.takeForRequest(ctx)
+      if (fault?.kind === 'delay' && !(await pause(state, request, reply, fault.ms))) return reply
+      if (fault !== undefined && fault.kind !== 'delay' && fault.kind !== 'drop' && fault.kind !== 'wrong-id') {
+        const base = { jsonrpc: '2.0', id: rpcId, result: { kind: 'task', id: 'oversized', contextId: 'oversized', status: { state: 'completed' } } }
+        await sendFault(request, reply, fault, base, rpcId)
+        return reply
+      }
+
+      const outcome = handleRpc(state, body, ctx)
+      // The call was applied; only its answer is lost — the ambiguous write a client must survive.
+      if (fault?.kind === 'drop') {
+        dropConnection(request, reply)
+        return reply
+      }
+      if (outcome.kind === 'plain-500') return reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error')
+      const response = fault?.kind === 'wrong-id' ? { ...outcome.body, id: otherId(outcome.body.id) } : outcome.body
+      return reply.code(200).type('application/json').send(JSON.stringify(response))
+    })
+
+    app.route({
+      method: ['GET', 'POST'],
+      url: '/a2a',
+      handler: async (_request, reply) => reply.code(307).header('location', `${state.origin}/a2a/`).send()
+    })
+    app.get('/a2a/', async (_request, reply) =>
+      reply.code(405).header('allow', 'POST').type('text/plain; charset=utf-8').send('Method Not Allowed')
+    )
+  }
+}
+
+function requestId(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || !('id' in value)) return null
+  return value.id ?? null
+}
+
+function otherId(id: unknown): string | number {
+  if (typeof id === 'number') return id + 1
+  return `${String(id)}-not-yours`
+}

@@ -1,0 +1,63 @@
+// The simulator's mutable state, shared by its routes: resolved options, what it received,
+// the injected faults, the card transform and the task store. One object per simulator, so
+// several simulators can run side by side in one test process.
+import type { AuthScheme, CardTransform, ReceivedRequest, SimulatorOptions, SimulatorProfile } from './types.js'
+import { FaultBook } from './fault-book.js'
+import { TaskStore } from './task-store.js'
+
+export const DEFAULT_SOURCE_SHA = '5e1f0c0ffee0123456789abcdef0123456789abc'
+
+export interface ResolvedOptions {
+  profile: SimulatorProfile
+  secret: string | undefined
+  authSchemes: AuthScheme[]
+  argusEnabled: boolean
+  sourceSha: string
+  taskSteps: number
+  initialCard: CardTransform | undefined
+}
+
+export interface SimulatorState {
+  opts: ResolvedOptions
+  /** Set once the server listens; the card's `url` and redirects are built from it. */
+  origin: string
+  received: ReceivedRequest[]
+  faults: FaultBook
+  tasks: TaskStore
+  cardTransform: CardTransform | undefined
+  /** Aborted on close, so a long injected delay cannot hold the server open. */
+  closing: AbortController
+}
+
+export function resolveOptions(opts: SimulatorOptions): ResolvedOptions {
+  const taskSteps = opts.taskSteps ?? 2
+  if (!Number.isInteger(taskSteps) || taskSteps < 0) throw new TypeError('taskSteps must be a non-negative integer')
+  const sourceSha = opts.sourceSha ?? DEFAULT_SOURCE_SHA
+  if (!/^[0-9a-f]{40}$/.test(sourceSha)) throw new TypeError('sourceSha must be 40 lower-case hex characters')
+  return {
+    profile: opts.profile ?? 'openoperator',
+    secret: opts.secret,
+    authSchemes: opts.authSchemes ?? ['bearer', 'x-api-key'],
+    argusEnabled: opts.argusEnabled ?? true,
+    sourceSha,
+    taskSteps,
+    initialCard: opts.card
+  }
+}
+
+export function createState(opts: ResolvedOptions): SimulatorState {
+  return {
+    opts,
+    origin: '',
+    received: [],
+    faults: new FaultBook(),
+    tasks: new TaskStore(opts.profile),
+    cardTransform: opts.initialCard,
+    closing: new AbortController()
+  }
+}
+
+/** FastA2A 0.5 (what OpenOperator runs) answers request-validation failures with a plain-text 500. */
+export function validatesLikeFastA2A(profile: SimulatorProfile): boolean {
+  return profile !== 'a2a-js'
+}

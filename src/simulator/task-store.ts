@@ -1,0 +1,122 @@
+// In-memory A2A tasks and their scripted lifecycles. A created task walks its plan's states
+// one step per tasks/get (that poll is what moves a FastA2A worker along, as far as a client
+// can see) and receives its result content when it reaches the plan's last state.
+import { randomUUID } from 'node:crypto'
+import type { SimulatorProfile } from './types.js'
+
+export type Task = Record<string, unknown>
+export type Payload = Record<string, unknown>
+
+export const TERMINAL_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'rejected'])
+
+export interface TaskPlan {
+  /** The states walked, first one at creation; the task stays in the last one. */
+  states: string[]
+  /** Attached (artifact, and status message where the profile does) on reaching the last state. */
+  finalPayload?: Payload
+}
+
+export interface NewTask {
+  message: Record<string, unknown>
+  plan: TaskPlan
+  metadata?: Record<string, unknown>
+}
+
+export type CancelResult = { kind: 'not-found' } | { kind: 'terminal'; task: Task } | { kind: 'canceled'; task: Task }
+
+interface Progress {
+  plan: TaskPlan
+  step: number
+}
+
+export class TaskStore {
+  private readonly tasks = new Map<string, Task>()
+  private readonly progress = new Map<string, Progress>()
+
+  constructor(private readonly profile: SimulatorProfile) {}
+
+  add(task: Task): void {
+    if (typeof task.id !== 'string' || task.id === '') throw new TypeError('a task needs a string id')
+    this.tasks.set(task.id, structuredClone(task))
+    this.progress.delete(task.id)
+  }
+
+  get(id: string): Task | undefined {
+    const task = this.tasks.get(id)
+    return task === undefined ? undefined : structuredClone(task)
+  }
+
+  create(input: NewTask): Task {
+    if (input.plan.states.length === 0) throw new TypeError('a task plan needs at least one state')
+    const id = randomUUID()
+    const contextId = typeof input.message.contextId === 'string' ? input.message.contextId : randomUUID()
+    const task: Task = {
+      id,
+      contextId,
+      kind: 'task',
+      status: { state: input.plan.states[0], timestamp: this.timestamp() },
+      history: [{ ...input.message, contextId, taskId: id }]
+    }
+    if (input.metadata !== undefined) task.metadata = input.metadata
+    this.tasks.set(id, task)
+    this.progress.set(id, { plan: input.plan, step: 0 })
+    if (input.plan.states.length === 1) this.finish(task, input.plan)
+    return structuredClone(task)
+  }
+
+  /** One poll's worth of progress; tasks without a plan (added ones) never move. */
+  advance(id: string): void {
+    const task = this.tasks.get(id)
+    const progress = this.progress.get(id)
+    if (task === undefined || progress === undefined) return
+    const last = progress.plan.states.length - 1
+    if (progress.step >= last) return
+    progress.step += 1
+    task.status = { state: progress.plan.states[progress.step], timestamp: this.timestamp() }
+    if (progress.step === last) this.finish(task, progress.plan)
+  }
+
+  /** The task as tasks/get shows it: a2a-js omits history for historyLength 0, FastA2A treats 0 as no limit. */
+  view(id: string, historyLength?: number): Task | undefined {
+    const task = this.get(id)
+    if (task === undefined) return undefined
+    if (historyLength === 0 && this.profile === 'a2a-js') delete task.history
+    else if (historyLength !== undefined && historyLength > 0 && Array.isArray(task.history)) {
+      task.history = task.history.slice(-historyLength)
+    }
+    return task
+  }
+
+  cancel(id: string): CancelResult {
+    const task = this.tasks.get(id)
+    if (task === undefined) return { kind: 'not-found' }
+    if (TERMINAL_STATES.has(stateOf(task))) return { kind: 'terminal', task: structuredClone(task) }
+    this.progress.delete(id)
+    task.status = { state: 'canceled', timestamp: this.timestamp() }
+    return { kind: 'canceled', task: structuredClone(task) }
+  }
+
+  private finish(task: Task, plan: TaskPlan): void {
+    if (plan.finalPayload === undefined) return
+    const parts = [{ kind: 'data', data: plan.finalPayload }]
+    task.artifacts = [{ artifactId: randomUUID(), name: 'result', parts }]
+    // FastA2A's completed task carries its result in artifacts only (fixture); a2a-js and any
+    // non-completed end also put it in the status message, where clients look for a reason.
+    if (this.profile !== 'a2a-js' && stateOf(task) === 'completed') return
+    const reply = { kind: 'message', messageId: randomUUID(), role: 'agent', parts, contextId: task.contextId, taskId: task.id, metadata: {} }
+    task.status = { ...(task.status as object), message: reply }
+    if (this.profile === 'a2a-js' && Array.isArray(task.history)) task.history.push(reply)
+  }
+
+  private timestamp(): string {
+    const iso = new Date().toISOString()
+    // FastA2A serialises Python datetimes: microseconds, no zone designator.
+    return this.profile === 'a2a-js' ? iso : iso.replace(/Z$/, '000')
+  }
+}
+
+export function stateOf(task: Task): string {
+  const status = task.status
+  if (typeof status === 'object' && status !== null && 'state' in status && typeof status.state === 'string') return status.state
+  return 'unknown'
+}
