@@ -1,6 +1,33 @@
-// GET /v1/tasks/:taskId (CONTRACT §7): filled in by the task projection.
+// GET /v1/tasks/:taskId (CONTRACT §7): one `tasks/get` with historyLength 0, projected.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { readFailure } from '../src/argus/read-errors.js'
+import { GatewayError } from '../src/errors.js'
+import { projectTask } from '../src/tasks/projection.js'
+import { TaskIdSchema, TaskProjectionSchema } from '../schemas/task.js'
+import { errorResponses } from '../schemas/rest.js'
 
-const tasks: FastifyPluginAsyncZod = async () => {}
+const tasks: FastifyPluginAsyncZod = async (app) => {
+  app.get('/v1/tasks/:taskId', {
+    config: { scope: 'read' },
+    schema: {
+      tags: ['tasks'],
+      summary: 'A task as an attempt outcome: state, campaign metadata, bounded artifacts',
+      params: z.strictObject({ taskId: TaskIdSchema }),
+      querystring: z.strictObject({}),
+      response: { 200: TaskProjectionSchema, ...errorResponses }
+    }
+  }, async (request) => {
+    const cap = app.discovery.snapshot().capabilities['a2a.tasks.get']
+    if (cap.state === 'unavailable') throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
+    try {
+      const task = await app.argus.getTask(request.params.taskId, Date.now() + app.gatewayConfig.upstream.readTimeoutMs)
+      if ((task.artifacts ?? []).length > 0) app.discovery.confirm('a2a.artifacts')
+      return projectTask(task)
+    } catch (err) {
+      throw readFailure(err)
+    }
+  })
+}
 
 export default tasks

@@ -1,0 +1,42 @@
+// The task projection served by GET /v1/tasks/:taskId (CONTRACT §7, §11).
+import { z } from 'zod'
+
+export const TaskIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'a task id is 1-256 characters of [A-Za-z0-9._:-]')
+
+export const SupervisorSchema = z.object({
+  revision: z.number().nullable(),
+  stage: z.string().nullable(),
+  runId: z.string().nullable(),
+  attemptId: z.string().nullable(),
+  sourceSha: z.string().nullable(),
+  evidenceRevision: z.number().nullable(),
+  evidenceRef: z.string().nullable(),
+  blocked: z.boolean().nullable()
+})
+
+export const ProjectedPartSchema = z.union([
+  z.object({ kind: z.literal('text'), text: z.string() }),
+  z.object({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()) }),
+  z.object({
+    kind: z.literal('file'),
+    file: z.object({ name: z.string().nullable(), mimeType: z.string().nullable(), uri: z.string().nullable(), followed: z.literal(false) })
+  })
+])
+export type ProjectedPart = z.infer<typeof ProjectedPartSchema>
+
+export const ProjectedArtifactSchema = z.object({
+  artifactId: z.string().nullable(),
+  name: z.string().nullable(),
+  parts: z.array(ProjectedPartSchema)
+})
+
+export const TaskProjectionSchema = z.object({
+  taskId: z.string(),
+  contextId: z.string().nullable(),
+  state: z.string(),
+  outcomeScope: z.literal('attempt'),
+  supervisor: SupervisorSchema.nullable(),
+  artifacts: z.array(ProjectedArtifactSchema),
+  artifactsTruncated: z.boolean()
+}).meta({ id: 'TaskProjection', description: 'A completed state is an attempt outcome, never proof the mission was accepted.' })
+export type TaskProjection = z.infer<typeof TaskProjectionSchema>

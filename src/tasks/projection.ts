@@ -1,0 +1,67 @@
+// The task projection (CONTRACT §7, §11): identity, state, compact campaign metadata and
+// bounded artifacts. History, metrics and stdout are dropped; a file part's URI is inert text
+// (`followed: false`) that nothing in the gateway ever fetches.
+import { ArtifactSchema, PartSchema, type A2aTask } from '../../schemas/a2a.js'
+import type { ProjectedPart, TaskProjection } from '../../schemas/task.js'
+
+export const MAX_ARTIFACTS = 32
+export const MAX_ARTIFACT_BYTES = 64 * 1024
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const str = (v: unknown): string | null => typeof v === 'string' ? v : null
+const num = (v: unknown): number | null => typeof v === 'number' && Number.isFinite(v) ? v : null
+
+function supervisorOf (task: A2aTask): TaskProjection['supervisor'] {
+  const m = task.metadata?.argus_supervisor
+  if (!isObject(m)) return null
+  return {
+    revision: num(m.revision),
+    stage: str(m.stage),
+    runId: str(m.run_id),
+    attemptId: str(m.attempt_id),
+    sourceSha: str(m.source_sha),
+    evidenceRevision: num(m.evidence_revision),
+    evidenceRef: str(m.evidence_ref),
+    blocked: typeof m.blocked === 'boolean' ? m.blocked : null
+  }
+}
+
+function projectPart (raw: unknown): ProjectedPart | undefined {
+  const p = PartSchema.safeParse(raw)
+  if (!p.success) return undefined
+  const part = p.data
+  if (part.kind === 'text' && typeof part.text === 'string') return { kind: 'text', text: part.text }
+  if (part.kind === 'data' && isObject(part.data)) return { kind: 'data', data: part.data }
+  if (part.kind === 'file' && isObject(part.file)) {
+    return { kind: 'file', file: { name: str(part.file.name), mimeType: str(part.file.mimeType), uri: str(part.file.uri), followed: false } }
+  }
+  return undefined
+}
+
+export function projectTask (task: A2aTask): TaskProjection {
+  const artifacts: TaskProjection['artifacts'] = []
+  const all = task.artifacts ?? []
+  let truncated = all.length > MAX_ARTIFACTS
+  let budget = MAX_ARTIFACT_BYTES
+  for (const raw of all.slice(0, MAX_ARTIFACTS)) {
+    const a = ArtifactSchema.safeParse(raw)
+    if (!a.success) continue
+    const parts = a.data.parts.map(projectPart).filter((p): p is ProjectedPart => p !== undefined)
+    const bytes = Buffer.byteLength(JSON.stringify(parts), 'utf8')
+    if (bytes > budget) {
+      truncated = true
+      break
+    }
+    budget -= bytes
+    artifacts.push({ artifactId: a.data.artifactId ?? null, name: a.data.name ?? null, parts })
+  }
+  return {
+    taskId: task.id,
+    contextId: task.contextId ?? null,
+    state: task.status.state,
+    outcomeScope: 'attempt',
+    supervisor: supervisorOf(task),
+    artifacts,
+    artifactsTruncated: truncated
+  }
+}
