@@ -15,7 +15,7 @@ export default tseslint.config(
     }
   },
   {
-    files: ['src/cli/**', 'scripts/**', 'bench/**'],
+    files: ['src/cli/**', 'scripts/**', 'bench/**', 'test/**'],
     rules: { 'no-console': 'off' }
   },
   {

@@ -5,7 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDe
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Redis } from 'ioredis'
+import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
 import type { Caller } from '../schemas/callers.js'
@@ -40,7 +40,6 @@ export interface AppDeps {
   /** callers to authenticate; the dev start passes its generated one */
   callers: Caller[]
   logger: Logger
-  redis?: Redis | undefined
   metrics?: GatewayMetrics
 }
 
@@ -97,7 +96,9 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(requestId)
   await app.register(metricsPlugin, { metrics })
   await app.register(auth, { callers: deps.callers })
-  await app.register(rateLimit, { read: config.rateLimitRead, control: config.rateLimitControl, redis: deps.redis })
+  // rate-limit counters shared by every replica when Redis is configured
+  const redis = config.redisUrl !== undefined ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000 }) : undefined
+  await app.register(rateLimit, { read: config.rateLimitRead, control: config.rateLimitControl, redis })
   await app.register(swagger, {
     openapi: {
       info: { title: 'openoperator-gateway', version: '0.1.0', description: 'Supervise and control OpenOperator training campaigns over A2A.' },
@@ -123,6 +124,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   app.addHook('onClose', async () => {
     discovery.stop()
     await upstream.close()
+    redis?.disconnect()
   })
   return app
 }

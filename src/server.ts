@@ -3,7 +3,6 @@
 // loopback with a random secret and prints one generated all-scopes token.
 import { randomBytes } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import { buildApp, type GatewayApp } from './app.js'
 import { redactUrl, type Config } from './config.js'
@@ -63,9 +62,8 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
     callers = [{ name: 'dev', tokenSha256: sha256Hex(devToken), scopes: ['read', 'control', 'admin'], controllerId: 'dev' }]
   }
 
-  const redis = config.redisUrl !== undefined ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 }) : undefined
   const metrics = createMetrics()
-  const app = await buildApp({ config, callers, logger, redis, metrics })
+  const app = await buildApp({ config, callers, logger, metrics })
   const metricsServer = buildMetricsServer(metrics)
   await app.listen({ host: config.host, port: config.port })
   await metricsServer.listen({ host: config.host, port: config.metricsPort })
@@ -92,7 +90,6 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
       await app.close()
       await metricsServer.close()
       await simulator?.close()
-      redis?.disconnect()
     }
   }
 }

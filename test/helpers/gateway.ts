@@ -26,18 +26,22 @@ export interface GatewayOverrides {
   /** OPENOPERATOR_URL when no simulator is given */
   upstreamUrl?: string
   env?: Env
+  /** prefix of the caller names (rate-limit keys), and tokens to reuse: replicas of one deployment */
+  callerPrefix?: string
+  tokens?: TestGateway['tokens']
 }
 
 const token = (): string => `tok-${randomBytes(18).toString('base64url')}`
 
 export async function startGateway (o: GatewayOverrides = {}): Promise<TestGateway> {
-  const tokens = { reader: token(), controller: token(), admin: token(), all: token(), none: token() }
+  const tokens = o.tokens ?? { reader: token(), controller: token(), admin: token(), all: token(), none: token() }
+  const p = o.callerPrefix ?? ''
   const callers = [
-    { name: 'reader', tokenSha256: sha256Hex(tokens.reader), scopes: ['read'] },
-    { name: 'controller', tokenSha256: sha256Hex(tokens.controller), scopes: ['read', 'control'], controllerId: 'ctl-1' },
-    { name: 'admin', tokenSha256: sha256Hex(tokens.admin), scopes: ['read', 'admin'] },
-    { name: 'all', tokenSha256: sha256Hex(tokens.all), scopes: ['read', 'control', 'admin'], controllerId: 'ctl-all' },
-    { name: 'nobody', tokenSha256: sha256Hex(tokens.none), scopes: ['admin'] }
+    { name: `${p}reader`, tokenSha256: sha256Hex(tokens.reader), scopes: ['read'] },
+    { name: `${p}controller`, tokenSha256: sha256Hex(tokens.controller), scopes: ['read', 'control'], controllerId: 'ctl-1' },
+    { name: `${p}admin`, tokenSha256: sha256Hex(tokens.admin), scopes: ['read', 'admin'] },
+    { name: `${p}all`, tokenSha256: sha256Hex(tokens.all), scopes: ['read', 'control', 'admin'], controllerId: 'ctl-all' },
+    { name: `${p}nobody`, tokenSha256: sha256Hex(tokens.none), scopes: ['admin'] }
   ]
   const env: Env = {
     OPENOPERATOR_URL: o.simulator?.url ?? o.upstreamUrl,
