@@ -1,6 +1,7 @@
 // The remote as the gateway sees it (CONTRACT §4, §7): card summary, mode, every capability
 // with its state and reason, what is missing for controller mode, and a manual refresh.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
 import type { DiscoverySnapshot } from '../src/discovery/discovery.js'
 import { skillIds } from '../schemas/card.js'
 import { UpstreamViewSchema, errorResponses } from '../schemas/rest.js'
@@ -38,7 +39,7 @@ const upstream: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/v1/upstream/refresh', {
     config: { scope: 'admin' },
-    schema: { tags: ['upstream'], summary: 'Re-run discovery now', response: { 200: UpstreamViewSchema, ...errorResponses } }
+    schema: { tags: ['upstream'], summary: 'Re-run discovery now', body: z.strictObject({}).nullish(), response: { 200: UpstreamViewSchema, ...errorResponses } }
   }, async () => upstreamView(await app.discovery.refresh()))
 }
 

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
@@ -105,7 +105,8 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }]
     },
-    transform: jsonSchemaTransform
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

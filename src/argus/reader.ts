@@ -57,7 +57,7 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
   async function uncachedGetTask (taskId: string, deadline: number): Promise<A2aTask> {
     let r: RpcResult
     try {
-      r = await o.client.rpc({ method: 'tasks/get', params: { id: taskId, historyLength: 0 }, op: 'tasks_get', kind: 'read', maxBytes: o.maxTaskResponseBytes, deadline })
+      r = await o.client.rpc({ method: 'tasks/get', params: { id: taskId, historyLength: 0 }, op: 'tasks.get', kind: 'read', maxBytes: o.maxTaskResponseBytes, deadline })
     } catch (err) {
       throw readFailure(err)
     }
@@ -98,7 +98,9 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
         task = await cache.tasksGet({ taskId: task.id, deadline })
       } catch (err) {
         const e = readFailure(err, requestId)
-        throw e.requestId === requestId ? e : new GatewayError(e.code, { requestId, cause: e })
+        // the task the remote just named has vanished: that is the remote's inconsistency, not a 404 of ours
+        const code = e.code === 'not_found' ? 'upstream_invalid_response' : e.code
+        throw code === e.code && e.requestId === requestId ? e : new GatewayError(code, { requestId, cause: e })
       }
     }
   }

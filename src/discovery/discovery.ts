@@ -66,7 +66,7 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
   async function tryPath (path: string): Promise<Attempt> {
     let res
     try {
-      res = await o.client.get(path, { op: 'discovery', maxBytes: o.cardMaxBytes })
+      res = await o.client.get(path, { op: 'agent_card', maxBytes: o.cardMaxBytes })
     } catch (err) {
       return { error: err instanceof UpstreamCallError ? err.kind : 'error' }
     }

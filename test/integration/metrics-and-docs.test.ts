@@ -1,0 +1,64 @@
+// Metrics on their own listener (CONTRACT §8): route templates and enums as labels, never ids;
+// OpenAPI generated from the zod schemas.
+import { afterEach, describe, expect, it } from 'vitest'
+import { startSimulator, type Simulator } from '../../src/simulator/index.js'
+import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { call } from '../helpers/http.js'
+
+let sim: Simulator | undefined
+let gw: TestGateway | undefined
+afterEach(async () => { await gw?.close(); await sim?.close(); gw = undefined; sim = undefined })
+
+describe('metrics', () => {
+  it('exposes the contract families with bounded labels', async () => {
+    sim = await startSimulator({ profile: 'fasta2a' })
+    gw = await startGateway({ simulator: sim })
+    await call(`${gw.url}/v1/tasks/task-demo-1`, { token: gw.tokens.reader })
+    await call(`${gw.url}/v1/tasks/unknown-task-77`, { token: gw.tokens.reader })
+    await call(`${gw.url}/v1/supervisor/health`, { token: gw.tokens.reader })
+    await call(`${gw.url}/no/such/route-55`)
+    const text = (await call(`${gw.metricsUrl}/metrics`)).text
+    expect(text).toMatch(/gateway_http_requests_total\{route="\/v1\/tasks\/:taskId",method="GET",status="200"\} 1/)
+    expect(text).toMatch(/gateway_http_requests_total\{route="\/v1\/tasks\/:taskId",method="GET",status="404"\} 1/)
+    expect(text).toMatch(/gateway_http_requests_total\{route="unmatched",method="GET",status="404"\} 1/)
+    expect(text).toMatch(/gateway_upstream_requests_total\{rpc_method="tasks.get",outcome="ok"\} [1-9]/)
+    expect(text).toMatch(/gateway_upstream_requests_total\{rpc_method="tasks.get",outcome="rpc_error"\} 1/)
+    expect(text).toMatch(/gateway_upstream_requests_total\{rpc_method="supervisor.health",outcome="ok"\} 1/)
+    expect(text).toMatch(/gateway_upstream_request_duration_seconds_count\{rpc_method="agent_card"\} \d/)
+    expect(text).toMatch(/gateway_discovery_total\{outcome="ok"\} 1/)
+    expect(text).toMatch(/gateway_capability_available\{capability="argus.supervisor.health"\} 1/)
+    expect(text).toMatch(/gateway_capability_available\{capability="control.claim_control"\} 0/)
+    expect(text).toMatch(/gateway_controller_mode 0/)
+    expect(text).toMatch(/gateway_read_coalesced_total 0/)
+    expect(text).toMatch(/# TYPE gateway_mutations_total counter/)
+    expect(text).toMatch(/gateway_ambiguous_mutations 0/)
+    expect(text).toMatch(/process_cpu_user_seconds_total/)
+    for (const id of ['task-demo-1', 'unknown-task-77', 'route-55', 'argus-']) expect(text).not.toContain(id)
+    // the API listener does not serve metrics
+    expect((await call(`${gw.url}/metrics`)).status).toBe(404)
+  })
+})
+
+describe('OpenAPI', () => {
+  it('is generated from the schemas and served with a docs page', async () => {
+    sim = await startSimulator()
+    gw = await startGateway({ simulator: sim })
+    const spec = (await call(`${gw.url}/openapi.json`)).body
+    expect(spec.openapi).toMatch(/^3\./)
+    expect(Object.keys(spec.paths).sort()).toEqual(['/v1/campaigns', '/v1/supervisor/health', '/v1/supervisor/status', '/v1/tasks/{taskId}', '/v1/upstream', '/v1/upstream/refresh'])
+    expect(JSON.stringify(spec.paths['/v1/tasks/{taskId}'])).toContain('#/components/schemas/TaskProjection')
+    expect(Object.keys(spec.components.schemas.TaskProjection.properties)).toContain('outcomeScope')
+    const docs = await call(`${gw.url}/docs/`)
+    expect(docs.status).toBe(200)
+    expect(docs.text).toContain('swagger')
+  })
+
+  it('a refresh body with unknown keys is 400 invalid_request', async () => {
+    sim = await startSimulator()
+    gw = await startGateway({ simulator: sim })
+    const res = await call(`${gw.url}/v1/upstream/refresh`, { method: 'POST', token: gw.tokens.admin, body: { force: true } })
+    expect(res.status).toBe(400)
+    expect(res.body.error.code).toBe('invalid_request')
+    expect((await call(`${gw.url}/v1/upstream/refresh`, { method: 'POST', token: gw.tokens.admin })).status).toBe(200)
+  })
+})
