@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator } from '../../src/simulator/index.js'
-import type { ArgusErrorCode, Simulator, SimulatorOptions } from '../../src/simulator/index.js'
-import { URN, argusParams, fixtureJson, keys, pollTask, rpc } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import type { ArgusErrorCode, Simulator } from '../../src/simulator/index.js'
+import { URN, argusParams, fixtureJson, keys, pollTask, rpc, useSimulator } from './helpers.js'
 
-let sim: Simulator | undefined
-afterEach(async () => {
-  await sim?.close()
-  sim = undefined
-})
-async function start(opts: SimulatorOptions = {}): Promise<Simulator> {
-  sim = await startSimulator(opts)
-  return sim
-}
+const start = useSimulator()
 
 describe('Argus reads, FastA2A lifecycle', () => {
   it('answers submitted at once, shaped like the FastA2A fixture, then completes through tasks/get', async () => {

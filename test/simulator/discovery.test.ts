@@ -1,17 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator } from '../../src/simulator/index.js'
-import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js'
-import { call, fixture, fixtureJson, keys } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { call, fixture, fixtureJson, keys, useSimulator } from './helpers.js'
 
-let sim: Simulator | undefined
-afterEach(async () => {
-  await sim?.close()
-  sim = undefined
-})
-async function start(opts: SimulatorOptions = {}): Promise<Simulator> {
-  sim = await startSimulator(opts)
-  return sim
-}
+const start = useSimulator()
 
 describe('discovery routes', () => {
   it('serves health with a 40-hex source sha, and the docs', async () => {

@@ -1,18 +1,8 @@
 import { request } from 'undici'
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator } from '../../src/simulator/index.js'
-import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js'
-import { argusParams, call, plainParams, rpc } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { argusParams, call, plainParams, rpc, useSimulator } from './helpers.js'
 
-let sim: Simulator | undefined
-afterEach(async () => {
-  await sim?.close()
-  sim = undefined
-})
-async function start(opts: SimulatorOptions = {}): Promise<Simulator> {
-  sim = await startSimulator(opts)
-  return sim
-}
+const start = useSimulator()
 const CARD = '/a2a/.well-known/agent-card.json'
 
 describe('fault injection', () => {

@@ -3,10 +3,26 @@
 import { readFileSync } from 'node:fs'
 import { request } from 'undici'
 import type { Dispatcher } from 'undici'
-import type { Simulator } from '../../src/simulator/index.js'
+import { afterEach } from 'vitest'
+import { startSimulator } from '../../src/simulator/index.js'
+import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js'
 
-export const FIXTURES = new URL('../../../shared/fixtures/', import.meta.url)
+// the recorded answers of real servers, copied into the repo from shared/fixtures
+export const FIXTURES = new URL('../fixtures/recorded/', import.meta.url)
 export const URN = 'urn:openoperator:argus-supervisor:v1'
+
+/** a simulator per test, closed after it */
+export function useSimulator (): (opts?: SimulatorOptions) => Promise<Simulator> {
+  let sim: Simulator | undefined
+  afterEach(async () => {
+    await sim?.close()
+    sim = undefined
+  })
+  return async (opts = {}) => {
+    sim = await startSimulator(opts)
+    return sim
+  }
+}
 
 export function fixture(path: string): string {
   return readFileSync(new URL(path, FIXTURES), 'utf8')

@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { DEMO_FILE_PATH, startSimulator } from '../../src/simulator/index.js'
-import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js'
-import { fixtureJson, keys, plainParams, pollTask, rpc } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { DEMO_FILE_PATH } from '../../src/simulator/index.js'
+import { fixtureJson, keys, plainParams, pollTask, rpc, useSimulator } from './helpers.js'
 
-let sim: Simulator | undefined
-afterEach(async () => {
-  await sim?.close()
-  sim = undefined
-})
-async function start(opts: SimulatorOptions = {}): Promise<Simulator> {
-  sim = await startSimulator(opts)
-  return sim
-}
+const start = useSimulator()
 
 describe('tasks', () => {
   it('seeds task-demo-1 with campaign metadata, history, a data and a file artifact', async () => {
