@@ -138,11 +138,14 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
     }
   }
 
+  /** one refresh at a time: the timer and POST /v1/upstream/refresh share it */
+  const refresh = (): Promise<DiscoverySnapshot> => {
+    inFlight ??= doRefresh().finally(() => { inFlight = undefined })
+    return inFlight
+  }
+
   return {
-    refresh: () => {
-      inFlight ??= doRefresh().finally(() => { inFlight = undefined })
-      return inFlight
-    },
+    refresh,
     snapshot,
     confirm: (name) => {
       if (card === undefined || confirmed.has(name)) return
@@ -155,21 +158,14 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
       recompute()
     },
     start: () => {
-      timer ??= setInterval(() => { void doRefreshSafe() }, o.intervalMs)
+      timer ??= setInterval(() => {
+        refresh().catch((err: unknown) => { o.logger.error({ err }, 'agent card refresh crashed') })
+      }, o.intervalMs)
       timer.unref()
     },
     stop: () => {
       if (timer !== undefined) clearInterval(timer)
       timer = undefined
-    }
-  }
-
-  async function doRefreshSafe (): Promise<void> {
-    try {
-      inFlight ??= doRefresh().finally(() => { inFlight = undefined })
-      await inFlight
-    } catch (err) {
-      o.logger.error({ err }, 'agent card refresh crashed')
     }
   }
 }

@@ -50,7 +50,7 @@ export interface UpstreamClient {
   close: () => Promise<void>
 }
 
-interface Exchange { status: number; body: Buffer; contentType: string }
+interface Exchange { status: number; body: Buffer }
 
 /** stop reading a body we refuse; the abort it causes is expected, not an error to surface */
 function discard (body: Dispatcher.ResponseData['body']): void {
@@ -127,8 +127,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     } catch (err) {
       throw classifyTransportError(err, false, signal.aborted)
     }
-    const ct = res.headers['content-type']
-    return { status: res.statusCode, body: Buffer.concat(chunks, size), contentType: Array.isArray(ct) ? ct.join(',') : (ct ?? '') }
+    return { status: res.statusCode, body: Buffer.concat(chunks, size) }
   }
 
   /** the hand-written single retry of a read: once, with jitter, only when nothing was sent */
@@ -221,8 +220,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     if (!suffix.startsWith('/') || suffix.includes('//') || suffix.includes('..')) throw new Error('discovery paths are fixed suffixes of the A2A base')
     const deadline = Math.min(opts.deadline ?? Infinity, Date.now() + o.readTimeoutMs)
     return await timed(opts.op, () => withReadRetry(deadline, async () => {
-      const ex = await exchange(readPool, { method: 'GET', path: `${o.basePath}${suffix}`, headers: { accept: 'application/json' }, maxBytes: opts.maxBytes, deadline })
-      return { status: ex.status, body: ex.body }
+      return await exchange(readPool, { method: 'GET', path: `${o.basePath}${suffix}`, headers: { accept: 'application/json' }, maxBytes: opts.maxBytes, deadline })
     }))
   }
 
