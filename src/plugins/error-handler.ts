@@ -15,8 +15,16 @@ export function toGatewayError (err: unknown): GatewayError {
   if (isGatewayError(err)) return err
   const e = err as FastifyError
   if (hasZodFastifySchemaValidationErrors(e)) {
-    const fields = [...new Set(e.validation.map((v) => `${e.validationContext ?? 'body'}${v.instancePath.replace(/\//g, '.')}`))]
-    return new GatewayError('invalid_request', { message: `Invalid or unknown field(s): ${fields.join(', ')}.`, cause: err })
+    const where = e.validationContext ?? 'body'
+    const fields = new Set<string>()
+    for (const v of e.validation) {
+      const at = `${where}${v.instancePath.replace(/\//g, '.')}`.replace(/\.+$/, '')
+      // name unknown keys themselves: they are the caller's own, and the likeliest mistake
+      const unknown = v.keyword === 'unrecognized_keys' && Array.isArray(v.params.keys) ? v.params.keys as unknown[] : []
+      if (unknown.length === 0) fields.add(at)
+      for (const k of unknown) fields.add(`${at}.${String(k).slice(0, 64)}`)
+    }
+    return new GatewayError('invalid_request', { message: `Invalid or unknown field(s): ${[...fields].join(', ')}.`, cause: err })
   }
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

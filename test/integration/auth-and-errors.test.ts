@@ -79,7 +79,7 @@ describe('errors', () => {
     const g = await setup()
     const res = await call(`${g.url}/v1/supervisor/health?verbose=1`, { token: g.tokens.reader })
     expect(res.status).toBe(400)
-    expect(res.body.error.code).toBe('invalid_request')
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', message: 'Invalid or unknown field(s): querystring.verbose.' })
   })
 
   it('bodies over 64 KiB are 413 payload_too_large, after authentication', async () => {
