@@ -18,7 +18,7 @@ const tasks: FastifyPluginAsyncZod = async (app) => {
       response: { 200: TaskProjectionSchema, ...errorResponses }
     }
   }, async (request) => {
-    const cap = app.discovery.snapshot().capabilities['a2a.tasks.get']
+    const cap = app.discovery.capability('a2a.tasks.get')
     if (cap.state === 'unavailable') throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
     try {
       const task = await app.argus.getTask(request.params.taskId, Date.now() + app.gatewayConfig.upstream.readTimeoutMs)

@@ -129,7 +129,7 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
 
   return {
     read: async (operation) => {
-      const cap = o.discovery.snapshot().capabilities[CAPABILITY_OF[operation]]
+      const cap = o.discovery.capability(CAPABILITY_OF[operation])
       if (cap.state !== 'available') {
         throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
       }

@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import { AgentCardSchema, type AgentCard } from '../../schemas/card.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { UpstreamCallError } from '../upstream/errors.js'
-import { computeCapabilities, type CapabilityModel, type CapabilityName } from './capabilities.js'
+import { computeCapabilities, type Capability, type CapabilityModel, type CapabilityName } from './capabilities.js'
 
 const CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json'] as const
 
@@ -35,6 +35,8 @@ export interface DiscoverySnapshot extends CapabilityModel {
 export interface Discovery {
   refresh: () => Promise<DiscoverySnapshot>
   snapshot: () => DiscoverySnapshot
+  /** one capability's state, cheap enough for every request */
+  capability: (name: CapabilityName) => Capability
   /** a valid result was seen: a tentative capability becomes available */
   confirm: (name: CapabilityName) => void
   /** a -32601 was seen: unavailable until the card changes */
@@ -147,6 +149,7 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
   return {
     refresh,
     snapshot,
+    capability: (name) => model.capabilities[name],
     confirm: (name) => {
       if (card === undefined || confirmed.has(name)) return
       confirmed.add(name)
