@@ -58,8 +58,13 @@ function discard (body: Dispatcher.ResponseData['body']): void {
   body.destroy()
 }
 
+/** Node's `ca` replaces the system roots, so an extra CA is added to them, never instead */
+export function tlsOptionsFor (caPem: string | undefined): { ca?: string[] } {
+  return caPem !== undefined ? { ca: [...rootCertificates, caPem] } : {}
+}
+
 export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient {
-  const tlsOptions = o.caPem !== undefined ? { ca: [...rootCertificates, o.caPem] } : {}
+  const tlsOptions = tlsOptionsFor(o.caPem)
   // errors produced inside the connector happened before any request byte was written
   const preConnect = new WeakSet<object>()
   const baseConnector = buildConnector({ ...tlsOptions, timeout: o.connectTimeoutMs })
