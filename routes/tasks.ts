@@ -1,7 +1,6 @@
 // GET /v1/tasks/:taskId (CONTRACT §7): one `tasks/get` with historyLength 0, projected.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { readFailure } from '../src/argus/read-errors.js'
 import { GatewayError } from '../src/errors.js'
 import { projectTask } from '../src/tasks/projection.js'
 import { TaskIdSchema, TaskProjectionSchema } from '../schemas/task.js'
@@ -20,13 +19,10 @@ const tasks: FastifyPluginAsyncZod = async (app) => {
   }, async (request) => {
     const cap = app.discovery.capability('a2a.tasks.get')
     if (cap.state === 'unavailable') throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
-    try {
-      const task = await app.argus.getTask(request.params.taskId, Date.now() + app.gatewayConfig.upstream.readTimeoutMs)
-      if ((task.artifacts ?? []).length > 0) app.discovery.confirm('a2a.artifacts')
-      return projectTask(task)
-    } catch (err) {
-      throw readFailure(err)
-    }
+    // getTask already answers in contract errors (readFailure inside the reader)
+    const task = await app.argus.getTask(request.params.taskId, Date.now() + app.gatewayConfig.upstream.readTimeoutMs)
+    if ((task.artifacts ?? []).length > 0) app.discovery.confirm('a2a.artifacts')
+    return projectTask(task)
   })
 }
 

@@ -5,7 +5,7 @@ import { ArtifactSchema, MessageSchema, PartSchema, type A2aTask } from '../../s
 import type { RpcErrorObject } from '../../schemas/jsonrpc.js'
 import { ARGUS_CODES, type ArgusCode } from './envelope.js'
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const asCode = (v: unknown): ArgusCode | undefined => (ARGUS_CODES as readonly unknown[]).includes(v) ? v as ArgusCode : undefined
 
 function firstData (parts: unknown[]): Record<string, unknown> | undefined {

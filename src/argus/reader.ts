@@ -97,10 +97,9 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
       try {
         task = await cache.tasksGet({ taskId: task.id, deadline })
       } catch (err) {
-        const e = readFailure(err, requestId)
+        const e = readFailure(err)
         // the task the remote just named has vanished: that is the remote's inconsistency, not a 404 of ours
-        const code = e.code === 'not_found' ? 'upstream_invalid_response' : e.code
-        throw code === e.code && e.requestId === requestId ? e : new GatewayError(code, { requestId, cause: e })
+        throw new GatewayError(e.code === 'not_found' ? 'upstream_invalid_response' : e.code, { requestId, cause: e })
       }
     }
   }

@@ -3,11 +3,11 @@
 // (`followed: false`) that nothing in the gateway ever fetches.
 import { ArtifactSchema, PartSchema, type A2aTask } from '../../schemas/a2a.js'
 import type { ProjectedPart, TaskProjection } from '../../schemas/task.js'
+import { isObject } from '../argus/extract.js'
 
 export const MAX_ARTIFACTS = 32
 export const MAX_ARTIFACT_BYTES = 64 * 1024
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const str = (v: unknown): string | null => typeof v === 'string' ? v : null
 const num = (v: unknown): number | null => typeof v === 'number' && Number.isFinite(v) ? v : null
 
