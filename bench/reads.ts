@@ -1,13 +1,13 @@
 // npm run bench: the read path under load, in one process on loopback. The gateway on port 0
 // against the simulator (a2a-js profile: one upstream call per read), 50 connections for a
 // bounded time per route; prints throughput, latency percentiles, upstream calls (coalescing)
-// and memory. No network beyond 127.0.0.1.
+// and memory. No network beyond 127.0.0.1. The gateway starts as the bin starts it
+// (startGatewayServer).
 import { randomBytes } from 'node:crypto'
 import autocannon from 'autocannon'
-import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
-import { createLogger } from '../src/logger.js'
 import { sha256Hex } from '../src/plugins/auth.js'
+import { startGatewayServer } from '../src/server.js'
 import { startSimulator } from '../src/simulator/index.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8)
@@ -17,11 +17,14 @@ const config = loadConfig({
   OPENOPERATOR_URL: sim.url,
   SPYNEL_AGENT_ZERO_API_KEY: 'bench-secret-0123456789',
   GATEWAY_CALLERS: JSON.stringify([{ name: 'bench', tokenSha256: sha256Hex(token), scopes: ['read'] }]),
-  GATEWAY_RATE_LIMIT_READ: '10000000'
+  GATEWAY_RATE_LIMIT_READ: '10000000',
+  HOST: '127.0.0.1',
+  PORT: '0',
+  METRICS_PORT: '0',
+  LOG_LEVEL: 'warn'
 })
-const app = await buildApp({ config, callers: config.callers ?? [], logger: createLogger({ level: 'warn', secrets: new Set() }) })
-await app.listen({ host: '127.0.0.1', port: 0 })
-const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+const gw = await startGatewayServer(config)
+const url = gw.url
 
 const rows: string[] = []
 for (const path of ['/healthz', '/v1/supervisor/health', '/v1/tasks/task-demo-1']) {
@@ -35,5 +38,5 @@ const mem = process.memoryUsage()
 console.log(`\nnode ${process.version}, ${seconds} s per route, 50 connections, gateway and simulator in one process\n`)
 for (const row of rows) console.log(row)
 console.log(`\nRSS ${(mem.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB`)
-await app.close()
+await gw.close()
 await sim.close()

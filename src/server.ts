@@ -1,5 +1,6 @@
-// Reads the configuration, builds the app, listens on the API and metrics ports, and shuts
-// down gracefully. The dev start (CONTRACT §9, §11) runs the simulator in-process on
+// The one start path — the bin, the test helper and the bench all start the gateway here:
+// builds the app from a Config, listens on the API and metrics ports, and returns an
+// idempotent close. The dev start (CONTRACT §9, §11) runs the simulator in-process on
 // loopback with a random secret and prints one generated all-scopes token.
 import { randomBytes } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -26,6 +27,7 @@ export interface RunningGateway {
 export interface StartOptions {
   /** where the dev token line goes (stdout by default) */
   print?: (line: string) => void
+  /** the app's logger; by default pino on stdout, scrubbed of the secrets this start knows */
   logger?: Logger
 }
 
@@ -65,8 +67,24 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   const metrics = createMetrics()
   const app = await buildApp({ config, callers, logger, metrics })
   const metricsServer = buildMetricsServer(metrics)
-  await app.listen({ host: config.host, port: config.port })
-  await metricsServer.listen({ host: config.host, port: config.metricsPort })
+  let closing: Promise<void> | undefined
+  // idempotent: a test may close explicitly and again when it finishes
+  const close = async (): Promise<void> => {
+    closing ??= (async () => {
+      await app.close()
+      await metricsServer.close()
+      await simulator?.close()
+    })()
+    await closing
+  }
+  try {
+    await app.listen({ host: config.host, port: config.port })
+    await metricsServer.listen({ host: config.host, port: config.metricsPort })
+  } catch (err) {
+    // a port in use must not leave the other listener, the pools or the simulator behind
+    await close().catch(() => {})
+    throw err
+  }
   const url = listenUrl(app)
   const metricsUrl = listenUrl(metricsServer)
   logger.info({ url, metricsUrl, ledger: redactUrl(config.ledgerUrl), upstream: config.upstream.origin }, 'gateway listening')
@@ -78,20 +96,7 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
     secrets.add(devToken)
   }
 
-  return {
-    app,
-    metricsServer,
-    simulator,
-    url,
-    metricsUrl,
-    devToken,
-    logger,
-    close: async () => {
-      await app.close()
-      await metricsServer.close()
-      await simulator?.close()
-    }
-  }
+  return { app, metricsServer, simulator, url, metricsUrl, devToken, logger, close }
 }
 
 function listenUrl (server: FastifyInstance): string {

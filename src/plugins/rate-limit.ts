@@ -1,13 +1,12 @@
 // Per-caller rate limits (CONTRACT §2, §11): after authentication (a 401 never counts), a
 // read budget and a control budget covering every POST under /v1/campaigns; shared through
-// Redis when GATEWAY_REDIS_URL is set.
+// Redis when GATEWAY_REDIS_URL is set (the `redis` plugin's client).
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyRequest } from 'fastify'
-import type { Redis } from 'ioredis'
 import { GatewayError } from '../errors.js'
 
-export interface RateLimitOptions { read: number; control: number; redis?: Redis | undefined }
+export interface RateLimitOptions { read: number; control: number }
 
 const isControl = (r: FastifyRequest): boolean => r.method === 'POST' && (r.routeOptions.url ?? '').startsWith('/v1/campaigns')
 
@@ -15,7 +14,7 @@ export default fp<RateLimitOptions>(async (app, opts) => {
   await app.register(rateLimit, {
     global: true,
     timeWindow: 60_000,
-    redis: opts.redis,
+    redis: app.redis,
     nameSpace: 'oogw-rl-',
     // routes without a scope (health, docs) are not limited; the others always have a caller here
     allowList: (r) => r.caller === null,
@@ -27,4 +26,4 @@ export default fp<RateLimitOptions>(async (app, opts) => {
       headers: { 'retry-after': String(Math.max(1, Math.ceil(ctx.ttl / 1000))) }
     })
   })
-}, { name: 'rate-limit', dependencies: ['auth', 'metrics'] })
+}, { name: 'rate-limit', dependencies: ['auth', 'metrics', 'redis'] })

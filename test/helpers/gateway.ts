@@ -1,14 +1,16 @@
-// startGateway(overrides): the real app on 127.0.0.1 port 0 against a given upstream, with
-// callers for each scope, a metrics listener, and every log line captured for inspection.
+// startGateway(overrides): the real gateway, started the way the bin starts it
+// (startGatewayServer), on 127.0.0.1 port 0 against a given upstream, with callers for each
+// scope, a metrics listener on port 0, and every log line captured for inspection. It closes
+// itself when the test finishes; an explicit close() before that is safe.
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import type pino from 'pino'
-import { buildApp, type GatewayApp } from '../../src/app.js'
+import { onTestFinished } from 'vitest'
+import type { GatewayApp } from '../../src/app.js'
 import { loadConfig, type Env } from '../../src/config.js'
 import { createLogger } from '../../src/logger.js'
-import { createMetrics } from '../../src/plugins/metrics.js'
 import { sha256Hex } from '../../src/plugins/auth.js'
-import { buildMetricsServer } from '../../src/server.js'
+import { startGatewayServer } from '../../src/server.js'
 import type { Simulator } from '../../src/simulator/index.js'
 
 export interface TestGateway {
@@ -47,35 +49,25 @@ export async function startGateway (o: GatewayOverrides = {}): Promise<TestGatew
     OPENOPERATOR_URL: o.simulator?.url ?? o.upstreamUrl,
     SPYNEL_AGENT_ZERO_API_KEY: o.simulator?.secret,
     GATEWAY_CALLERS: JSON.stringify(callers),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    METRICS_PORT: '0',
     LOG_LEVEL: 'trace',
     UPSTREAM_READ_TIMEOUT_MS: '4000',
     UPSTREAM_CONNECT_TIMEOUT_MS: '2000',
     ...o.env
   }
-  const config = loadConfig(env)
   const logs: string[] = []
   const sink = new Writable({ write (chunk, _enc, cb) { logs.push(String(chunk)); cb() } })
   // no secrets handed to the scrubber: a leak must be absent at the source, and visible here if not
   const logger = createLogger({ level: 'trace', secrets: new Set(), destination: sink as unknown as pino.DestinationStream })
-  const metrics = createMetrics()
-  const app = await buildApp({ config, callers: config.callers ?? [], logger, metrics })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const metricsServer = buildMetricsServer(metrics)
-  await metricsServer.listen({ host: '127.0.0.1', port: 0 })
-  const addr = (s: { server: { address: () => unknown } }): string => {
-    const a = s.server.address() as { port: number }
-    return `http://127.0.0.1:${a.port}`
+  const gw = await startGatewayServer(loadConfig(env), { logger })
+  try {
+    onTestFinished(async () => { await gw.close() })
+  } catch (err) {
+    // outside a test (a beforeAll) vitest refuses the hook: close now rather than leak
+    await gw.close()
+    throw err
   }
-  return {
-    app,
-    url: addr(app),
-    metricsUrl: addr(metricsServer),
-    logs,
-    tokens,
-    env,
-    close: async () => {
-      await app.close()
-      await metricsServer.close()
-    }
-  }
+  return { app: gw.app, url: gw.url, metricsUrl: gw.metricsUrl, logs, tokens, env, close: gw.close }
 }

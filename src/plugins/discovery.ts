@@ -1,0 +1,31 @@
+// Agent card discovery as `app.discovery` (CONTRACT §4): the first refresh when the app is
+// ready — a failure there is not fatal, /readyz reports it and the timer retries — then the
+// periodic refresh until the app closes. The metrics read its state at scrape time.
+import fp from 'fastify-plugin'
+import type { Logger } from 'pino'
+import { createDiscovery, type Discovery } from '../discovery/discovery.js'
+
+declare module 'fastify' {
+  interface FastifyInstance { discovery: Discovery }
+}
+
+export default fp(async (app) => {
+  const config = app.gatewayConfig
+  const { metrics } = app
+  const discovery = createDiscovery({
+    client: app.upstream,
+    origin: config.upstream.origin,
+    cardMaxBytes: config.upstream.cardMaxBytes,
+    controlEnabled: config.controlEnabled,
+    intervalMs: config.discoveryIntervalMs,
+    logger: (app.log as Logger).child({ component: 'discovery' }),
+    onRefresh: (outcome) => metrics.discovery.inc({ outcome })
+  })
+  metrics.bindDiscovery(() => discovery.snapshot())
+  app.decorate('discovery', discovery)
+  app.addHook('onReady', async () => {
+    await discovery.refresh()
+    discovery.start()
+  })
+  app.addHook('onClose', async () => { discovery.stop() })
+}, { name: 'discovery', dependencies: ['gateway-config', 'upstream', 'metrics'] })
