@@ -1,5 +1,5 @@
-// Liveness and readiness (CONTRACT §7, §11): ready when the ledger is reachable and a card has
-// been discovered; after failed refreshes the last good card keeps the gateway ready.
+// Liveness and readiness (docs/design.md#readiness): ready when the ledger is reachable and a
+// card has been discovered; after failed refreshes the last good card keeps the gateway ready.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { HealthSchema, ReadySchema } from '../schemas/rest.js'
 

@@ -1,4 +1,5 @@
-// The three Argus reads (CONTRACT §5, §7): no query parameters, `{operation, requestId, result}`.
+// The three Argus reads (docs/design.md#argus-reads): no query parameters, `{operation,
+// requestId, result}`.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { ArgusOperation } from '../src/argus/envelope.js'

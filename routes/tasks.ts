@@ -1,4 +1,5 @@
-// GET /v1/tasks/:taskId (CONTRACT §7): one `tasks/get` with historyLength 0, projected.
+// GET /v1/tasks/:taskId (docs/design.md#task-projection): one `tasks/get` with historyLength 0,
+// projected.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { GatewayError } from '../src/errors.js'

@@ -1,5 +1,6 @@
-// The remote as the gateway sees it (CONTRACT §4, §7): card summary, mode, every capability
-// with its state and reason, what is missing for controller mode, and a manual refresh.
+// The remote as the gateway sees it (docs/design.md#discovery-and-capabilities,
+// docs/design.md#rest-interface): card summary, mode, every capability with its state and
+// reason, what is missing for controller mode, and a manual refresh.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { DiscoverySnapshot } from '../src/discovery/discovery.js'

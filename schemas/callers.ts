@@ -1,4 +1,4 @@
-// Inbound callers (CONTRACT §2 GATEWAY_CALLERS): who may call the gateway, with which scopes.
+// Inbound callers (docs/design.md#callers): who may call the gateway, with which scopes.
 import { z } from 'zod'
 
 export const ScopeSchema = z.enum(['read', 'control', 'admin'])

@@ -1,5 +1,6 @@
-// The agent card as the gateway reads it (CONTRACT §4): a JSON object with a string `name`
-// and an array `skills`; everything else is optional and read defensively.
+// The agent card as the gateway reads it (docs/design.md#discovery-and-capabilities): a JSON
+// object with a string `name` and an array `skills`; everything else is optional and read
+// defensively.
 import { z } from 'zod'
 
 export const CONTROL_EXTENSION_URN = 'urn:openoperator:campaign-control:v1'

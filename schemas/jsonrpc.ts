@@ -1,4 +1,5 @@
-// JSON-RPC 2.0 response envelope as the gateway accepts it from the remote (CONTRACT §3).
+// JSON-RPC 2.0 response envelope as the gateway accepts it from the remote
+// (docs/design.md#upstream-wire-rules).
 import { z } from 'zod'
 
 export const RpcErrorObjectSchema = z.object({

@@ -1,4 +1,5 @@
-// REST bodies of the gateway (CONTRACT §7): one schema gives validation, the type and OpenAPI.
+// REST bodies of the gateway (docs/design.md#rest-interface): one schema gives validation, the
+// type and OpenAPI.
 import { z } from 'zod'
 
 export const ErrorBodySchema = z.object({

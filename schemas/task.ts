@@ -1,4 +1,4 @@
-// The task projection served by GET /v1/tasks/:taskId (CONTRACT §7, §11).
+// The task projection served by GET /v1/tasks/:taskId (docs/design.md#task-projection).
 import { z } from 'zod'
 
 export const TaskIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'a task id is 1-256 characters of [A-Za-z0-9._:-]')

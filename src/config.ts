@@ -1,4 +1,4 @@
-// Configuration (CONTRACT §2, §11): the only reader of the environment. One zod schema,
+// Configuration (docs/design.md#configuration): the only reader of the environment. One zod schema,
 // fail fast with a message naming every bad variable and never echoing a secret.
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
@@ -228,7 +228,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   }
 }
 
-/** A URL with any password replaced, for printing (CONTRACT §2 GATEWAY_LEDGER_URL). */
+/** A URL with any password replaced, for printing (docs/design.md#configuration). */
 export function redactUrl (raw: string): string {
   try {
     const u = new URL(raw)

@@ -1,4 +1,4 @@
-// The contract's error codes (CONTRACT §7, §11) as one table, turned into one typed error.
+// The contract's error codes (docs/design.md#errors) as one table, turned into one typed error.
 // The HTTP status map lives here too; nothing else decides what a code means on the wire.
 
 export const ERROR_TABLE = {

@@ -1,4 +1,4 @@
-// The pino logger (CONTRACT §3, §7): credentials are redacted by path, and as a last line of
+// The pino logger (docs/design.md#logging): credentials are redacted by path, and as a last line of
 // defence every serialised line is scrubbed of the upstream secret and the caller tokens
 // the process knows, whatever object carried them.
 import pino, { type Logger } from 'pino'

@@ -1,6 +1,6 @@
-// The one start path — the bin, the test helper and the bench all start the gateway here:
-// builds the app from a Config, listens on the API and metrics ports, and returns an
-// idempotent close. The dev start (CONTRACT §9, §11) runs the simulator in-process on
+// The one start path — the bin, the test helper and the bench all start the gateway here: builds
+// the app from a Config, listens on the API and metrics ports, and returns an idempotent close.
+// The dev start (docs/design.md#embedded-default-and-simulator) runs the simulator in-process on
 // loopback with a random secret and prints one generated all-scopes token.
 import { randomBytes } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'

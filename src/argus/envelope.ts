@@ -1,4 +1,4 @@
-// The seed's exact Argus envelope (CONTRACT §5): one message/send per read, blocking
+// The seed's exact Argus envelope (docs/design.md#argus-reads): one message/send per read, blocking
 // requested (FastA2A ignores it), camelCase A2A keys, the extension URN in the message, in
 // its metadata and in the X-A2A-Extensions header.
 

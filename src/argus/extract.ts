@@ -1,6 +1,6 @@
-// Where an Argus answer hides its payload or its safe error code (CONTRACT §5): the first
-// `data` part of a message, or of a completed task's artifacts, then its status message; a
-// code may sit in error.data.code, error.message, or a payload's `error`.
+// Where an Argus answer hides its payload or its safe error code (docs/design.md#argus-reads):
+// the first `data` part of a message, or of a completed task's artifacts, then its status
+// message; a code may sit in error.data.code, error.message, or a payload's `error`.
 import { ArtifactSchema, MessageSchema, PartSchema, type A2aTask } from '../../schemas/a2a.js'
 import type { RpcErrorObject } from '../../schemas/jsonrpc.js'
 import { ARGUS_CODES, type ArgusCode } from './envelope.js'

@@ -1,5 +1,6 @@
-// How a failed read becomes a contract error (CONTRACT §5, §7). Reads only: a mutation's
-// failures mean something else (ambiguity) and are mapped in control code.
+// How a failed read becomes a contract error (docs/design.md#argus-reads,
+// docs/design.md#errors). Reads only: a mutation's failures mean something else (ambiguity) and
+// are mapped in control code.
 import { GatewayError } from '../errors.js'
 import { UpstreamCallError } from '../upstream/errors.js'
 

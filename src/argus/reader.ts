@@ -1,6 +1,6 @@
-// The Argus reads (CONTRACT §5, §11): capability check without a call, the seed envelope,
-// polling of a FastA2A `submitted`/`working` task within the read timeout, safe codes only,
-// and coalescing of identical reads in flight.
+// The Argus reads (docs/design.md#fasta2a-polling, docs/design.md#coalescing): capability check
+// without a call, the seed envelope, polling of a FastA2A `submitted`/`working` task within the
+// read timeout, safe codes only, and coalescing of identical reads in flight.
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createCache } from 'async-cache-dedupe'

@@ -1,5 +1,6 @@
-// The capability model (CONTRACT §4) as a pure function of the card and what the remote has
-// shown since: no capability is inferred from natural language, only from ids and flags.
+// The capability model (docs/design.md#capabilities) as a pure function of the card and what the
+// remote has shown since: no capability is inferred from natural language, only from ids and
+// flags.
 import { controlExtensionParams, CONTROL_EXTENSION_URN, skillIds, type AgentCard } from '../../schemas/card.js'
 
 export type CapabilityState = 'available' | 'tentative' | 'unavailable'

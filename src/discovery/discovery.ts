@@ -1,7 +1,7 @@
-// Agent card discovery (CONTRACT §4): agent-card.json first, agent.json only on 404/405 or an
-// invalid card; the last good card survives a transient failure; two failures in a row drop
-// the gateway to observer mode until a refresh succeeds. The card's `url` is compared, never
-// followed.
+// Agent card discovery (docs/design.md#discovery-and-capabilities): agent-card.json first,
+// agent.json only on 404/405 or an invalid card; the last good card survives a transient
+// failure; two failures in a row drop the gateway to observer mode until a refresh succeeds. The
+// card's `url` is compared, never followed.
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import { AgentCardSchema, type AgentCard } from '../../schemas/card.js'

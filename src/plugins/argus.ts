@@ -1,5 +1,5 @@
-// The three Argus reads as `app.argus` (CONTRACT §5): the reader over the upstream client,
-// gated by the discovered capabilities, coalesced reads counted in the metrics.
+// The three Argus reads as `app.argus` (docs/design.md#argus-reads): the reader over the
+// upstream client, gated by the discovered capabilities, coalesced reads counted in the metrics.
 import fp from 'fastify-plugin'
 import { createArgusReader, type ArgusReader } from '../argus/reader.js'
 

@@ -1,6 +1,6 @@
-// Inbound authentication and scopes (CONTRACT §7): bearer tokens compared by SHA-256 digest in
-// constant time against every caller; 401 with WWW-Authenticate, 403 on a missing scope.
-// Routes declare `config: { scope }`; routes without one are public.
+// Inbound authentication and scopes (docs/design.md#authentication): bearer tokens compared by
+// SHA-256 digest in constant time against every caller; 401 with WWW-Authenticate, 403 on a
+// missing scope. Routes declare `config: { scope }`; routes without one are public.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { Caller, Scope } from '../../schemas/callers.js'

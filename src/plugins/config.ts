@@ -1,5 +1,5 @@
 // The validated configuration as `app.gatewayConfig`: the plugins that wire the domain
-// factories read their settings here, never from the environment (CONTRACT §2).
+// factories read their settings here, never from the environment (docs/design.md#configuration).
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
 

@@ -1,6 +1,7 @@
-// Agent card discovery as `app.discovery` (CONTRACT §4): the first refresh when the app is
-// ready — a failure there is not fatal, /readyz reports it and the timer retries — then the
-// periodic refresh until the app closes. The metrics read its state at scrape time.
+// Agent card discovery as `app.discovery` (docs/design.md#discovery-and-capabilities): the first
+// refresh when the app is ready — a failure there is not fatal, /readyz reports it and the timer
+// retries — then the periodic refresh until the app closes. The metrics read its state at scrape
+// time.
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { createDiscovery, type Discovery } from '../discovery/discovery.js'

@@ -1,4 +1,4 @@
-// One error handler (CONTRACT §7, STYLE): every failure leaves as
+// One error handler (docs/design.md#errors, STYLE): every failure leaves as
 // {"error":{"code","message","retryable",...}} with a contract code and a message the gateway
 // wrote. A 5xx never carries the original message; nothing remote is ever echoed.
 import fp from 'fastify-plugin'

@@ -1,5 +1,5 @@
-// Prometheus metrics (CONTRACT §8) on a registry of this app's own, so apps can be built side
-// by side in tests. Labels are route templates and enums, never ids.
+// Prometheus metrics (docs/design.md#metrics) on a registry of this app's own, so apps can be
+// built side by side in tests. Labels are route templates and enums, never ids.
 import fp from 'fastify-plugin'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 

@@ -1,4 +1,4 @@
-// Per-caller rate limits (CONTRACT §2, §11): after authentication (a 401 never counts), a
+// Per-caller rate limits (docs/design.md#rate-limits): after authentication (a 401 never counts), a
 // read budget and a control budget covering every POST under /v1/campaigns; shared through
 // Redis when GATEWAY_REDIS_URL is set (the `redis` plugin's client).
 import fp from 'fastify-plugin'

@@ -1,5 +1,6 @@
-// The Redis client as `app.redis`, only when GATEWAY_REDIS_URL is set (CONTRACT §2): the
-// rate-limit counters are then shared by every replica. Disconnected when the app closes.
+// The Redis client as `app.redis`, only when GATEWAY_REDIS_URL is set
+// (docs/design.md#rate-limits): the rate-limit counters are then shared by every replica.
+// Disconnected when the app closes.
 import fp from 'fastify-plugin'
 import { Redis } from 'ioredis'
 

@@ -1,4 +1,4 @@
-// x-request-id on every response (CONTRACT §7): a caller's well-formed id is kept for
+// x-request-id on every response (docs/design.md#errors): a caller's well-formed id is kept for
 // correlation; anything else is replaced by a fresh one.
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'

@@ -1,5 +1,6 @@
-// The one upstream client as `app.upstream` (CONTRACT §3): built from the configuration, its
-// exchanges counted in the metrics, its connection pools closed when the app closes.
+// The one upstream client as `app.upstream` (docs/design.md#upstream-wire-rules): built from the
+// configuration, its exchanges counted in the metrics, its connection pools closed when the app
+// closes.
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js'

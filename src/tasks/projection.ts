@@ -1,6 +1,6 @@
-// The task projection (CONTRACT §7, §11): identity, state, compact campaign metadata and
-// bounded artifacts. History, metrics and stdout are dropped; a file part's URI is inert text
-// (`followed: false`) that nothing in the gateway ever fetches.
+// The task projection (docs/design.md#task-projection): identity, state, compact campaign
+// metadata and bounded artifacts. History, metrics and stdout are dropped; a file part's URI is
+// inert text (`followed: false`) that nothing in the gateway ever fetches.
 import { ArtifactSchema, PartSchema, type A2aTask } from '../../schemas/a2a.js'
 import type { ProjectedPart, TaskProjection } from '../../schemas/task.js'
 import { isObject } from '../argus/extract.js'

@@ -1,6 +1,7 @@
-// The one way out to the remote (CONTRACT §3). Undici only; traffic and the secret go to the
-// configured origin alone; no redirect is ever followed; every body is read under a byte
-// cap while it streams; reads may be retried once when nothing was sent, mutations never.
+// The one way out to the remote (docs/design.md#upstream-wire-rules). Undici only; traffic and
+// the secret go to the configured origin alone; no redirect is ever followed; every body is read
+// under a byte cap while it streams; reads may be retried once when nothing was sent, mutations
+// never.
 import { createHash, randomUUID } from 'node:crypto'
 import { rootCertificates } from 'node:tls'
 import { setTimeout as sleep } from 'node:timers/promises'

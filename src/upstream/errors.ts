@@ -1,6 +1,7 @@
-// Failures of one upstream exchange, classified once (CONTRACT §3, §8). `nothingSent` is the
-// fact the single-shot rules hang on: true only when the failure happened before the
-// connection was up, so no request byte can have reached the remote.
+// Failures of one upstream exchange, classified once (docs/design.md#single-shot,
+// docs/design.md#metrics). `nothingSent` is the fact the single-shot rules hang on: true only
+// when the failure happened before the connection was up, so no request byte can have reached
+// the remote.
 
 export type UpstreamFailureKind =
   | 'unreachable' // connect refused, DNS, TLS handshake, connect timeout: nothing sent

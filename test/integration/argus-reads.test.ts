@@ -1,4 +1,5 @@
-// The Argus reads as FastA2A and real A2A servers answer them (CONTRACT §5, §11).
+// The Argus reads as FastA2A and real A2A servers answer them (docs/design.md#argus-reads,
+// docs/design.md#fasta2a-polling).
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'

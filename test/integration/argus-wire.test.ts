@@ -1,5 +1,6 @@
-// The exact Argus envelope as the simulator received it (CONTRACT §3, §5): camelCase,
-// /a2a/ exactly, the extension header, the configured auth scheme, a fresh id per call.
+// The exact Argus envelope as the simulator received it (docs/design.md#upstream-wire-rules,
+// docs/design.md#argus-reads): camelCase, /a2a/ exactly, the extension header, the configured
+// auth scheme, a fresh id per call.
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'

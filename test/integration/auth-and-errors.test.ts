@@ -1,5 +1,6 @@
-// Inbound rules (CONTRACT §7, §11): 401/403/429 in that order, x-request-id everywhere, the
-// error shape, strict query and body caps, and nothing secret or remote in any answer or log.
+// Inbound rules (docs/design.md#authentication, docs/design.md#rate-limits,
+// docs/design.md#errors): 401/403/429 in that order, x-request-id everywhere, the error shape,
+// strict query and body caps, and nothing secret or remote in any answer or log.
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'

@@ -1,4 +1,4 @@
-// Discovery and the capability model over real sockets (CONTRACT §4).
+// Discovery and the capability model over real sockets (docs/design.md#discovery-and-capabilities).
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'

@@ -1,5 +1,5 @@
-// Metrics on their own listener (CONTRACT §8): route templates and enums as labels, never ids;
-// OpenAPI generated from the zod schemas.
+// Metrics on their own listener (docs/design.md#metrics): route templates and enums as labels,
+// never ids; OpenAPI generated from the zod schemas.
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'

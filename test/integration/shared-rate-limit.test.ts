@@ -1,4 +1,4 @@
-// Rate-limit counters shared through Redis (CONTRACT §2 GATEWAY_REDIS_URL): two replicas, one
+// Rate-limit counters shared through Redis (docs/design.md#rate-limits): two replicas, one
 // budget per caller. Needs TEST_REDIS_URL (set by .ci/run); skipped with a printed reason
 // otherwise.
 import { randomBytes } from 'node:crypto'

@@ -1,4 +1,5 @@
-// GET /v1/tasks/:taskId (CONTRACT §7, §11): the projection, its bounds, and inert file URIs.
+// GET /v1/tasks/:taskId (docs/design.md#task-projection): the projection, its bounds, and inert
+// file URIs.
 import http from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'

@@ -1,6 +1,6 @@
-// The wire rules of CONTRACT §3 over real sockets: TLS verified with the extra CA, no redirect
-// followed, byte caps while streaming, id matching, the single read retry only when nothing
-// was sent, and timeouts.
+// The wire rules (docs/design.md#upstream-wire-rules) over real sockets: TLS verified with the
+// extra CA, no redirect followed, byte caps while streaming, id matching, the single read retry
+// only when nothing was sent, and timeouts.
 import net from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'

@@ -1,6 +1,7 @@
-// The mutation dispatcher of the upstream client (CONTRACT §3): no retry by any path, a fresh
-// connection per mutation, and a failure classified as "nothing sent" only when the connection
-// never came up. Driven directly, against purpose-built upstreams on real sockets.
+// The mutation dispatcher of the upstream client (docs/design.md#single-shot): no retry by any
+// path, a fresh connection per mutation, and a failure classified as "nothing sent" only when
+// the connection never came up. Driven directly, against purpose-built upstreams on real
+// sockets.
 import http from 'node:http'
 import https from 'node:https'
 import type net from 'node:net'

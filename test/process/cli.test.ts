@@ -1,6 +1,7 @@
-// The bin as a user runs it (CONTRACT §2, §9, §11): no configuration starts the gateway on the
-// embedded simulator and prints one dev token; production refuses to start without each
-// required variable, naming every one.
+// The bin as a user runs it (docs/design.md#production,
+// docs/design.md#embedded-default-and-simulator): no configuration starts the gateway on the
+// embedded simulator and prints one dev token; production refuses to start without each required
+// variable, naming every one.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'

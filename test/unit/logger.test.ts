@@ -1,4 +1,4 @@
-// The production logger (CONTRACT §3, §7): credential headers are redacted by path, and any
+// The production logger (docs/design.md#logging): credential headers are redacted by path, and any
 // line is scrubbed of the secrets the process knows, whatever carried them.
 import { Writable } from 'node:stream'
 import type pino from 'pino'

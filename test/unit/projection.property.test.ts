@@ -1,5 +1,6 @@
-// Properties of the task projection (CONTRACT §7, §11) over arbitrary remote tasks: bounds hold,
-// file URIs stay inert, and nothing outside the projection's fields survives.
+// Properties of the task projection (docs/design.md#task-projection) over arbitrary remote
+// tasks: bounds hold, file URIs stay inert, and nothing outside the projection's fields
+// survives.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { TaskSchema } from '../../schemas/a2a.js'
