@@ -1,6 +1,6 @@
 // The agent card OpenOperator serves: v0.3 shape (as a2a-js 1.3.0 serves it), the Argus
 // skills only while Argus is enabled, and no campaign-control extension — OpenOperator does
-// not advertise one today, so tests add it through a card transform.
+// not advertise one today; the campaign-control option adds it (discovery-routes.ts).
 import type { AuthScheme } from './types.js'
 
 export interface CardOptions {

@@ -2,6 +2,7 @@
 // serves them, and the seed's wrong routes, which must fail rather than alias the methods.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { defaultCard } from './card.js'
+import { controlExtension } from './control-options.js'
 import { DOCS_HTML, FASTA2A_DOCS_HTML, WRONG_ROUTES, a2aDocs } from './docs.js'
 import type { RouteName } from './fault-book.js'
 import { pause, sendFault } from './fault-replies.js'
@@ -36,6 +37,11 @@ export function currentCard(state: SimulatorState): Record<string, unknown> {
     argusEnabled: state.opts.argusEnabled,
     authSchemes: state.opts.secret === undefined ? undefined : state.opts.authSchemes
   })
+  const { control } = state.opts
+  if (control?.advertise === true) {
+    const capabilities = card.capabilities as Record<string, unknown>
+    card.capabilities = { ...capabilities, extensions: [controlExtension(control)] }
+  }
   return state.cardTransform === undefined ? card : state.cardTransform(card)
 }
 

@@ -9,19 +9,28 @@ import type { RpcCall, Simulator, SimulatorOptions } from './types.js'
 export type {
   ArgusErrorCode,
   ArgusErrorPlacement,
+  AppliedMutation,
   AuthScheme,
+  CampaignControlOptions,
   CardTransform,
+  ControlOperation,
   Fault,
   FaultTarget,
+  InterventionRecord,
+  Lease,
   ReceivedRequest,
   RpcCall,
   Simulator,
+  SimulatorControl,
   SimulatorOptions,
-  SimulatorProfile
+  SimulatorProfile,
+  WireProfile
 } from './types.js'
 export { defaultCard } from './card.js'
 export type { CardOptions } from './card.js'
 export { ARGUS_URN } from './argus.js'
+export { CONTROL_URN } from './control-options.js'
+export { CONTROL_REFUSED_CODE } from './control-rules.js'
 export { DEFAULT_SOURCE_SHA } from './state.js'
 export { DEMO_FILE_PATH, DEMO_TASK_ID }
 
@@ -46,6 +55,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     addTask: (task) => state.tasks.add(task),
     getTask: (id) => state.tasks.get(id),
+    control: {
+      applied: () => state.control.applied(),
+      lease: (campaignId) => state.control.liveLease(campaignId),
+      interventions: (campaignId) => state.control.interventions(campaignId),
+      requestCounts: () => state.control.requestCounts(),
+      setLease: (campaignId, lease) => state.control.setLease(campaignId, lease),
+      advanceClock: (ms) => state.control.advance(ms),
+      now: () => state.control.now()
+    },
     reset: () => {
       // In place: callers may hold on to `received`.
       state.received.length = 0

@@ -1,8 +1,10 @@
 // message/send: Argus reads and plain messages both become tasks. FastA2A ignores `blocking`
 // and always answers `submitted`; a2a-js honours `blocking: true` and answers the finished
-// task. Argus errors go out as a JSON-RPC error by default, or wherever an injected
-// `argus-error` fault places them.
+// task; OpenOperator's Argus reads bypass the model, so by default they answer `completed`.
+// Argus errors go out as a JSON-RPC error by default, or wherever an injected `argus-error`
+// fault places them. With campaign control served, argus_supervisor metadata is a submission.
 import { argusErrorPayload, argusRpcError, decideArgus, isArgusRead } from './argus.js'
+import { handleSubmission, isSubmission } from './control-submit.js'
 import type { FaultContext } from './fault-book.js'
 import type { MessageSendParams } from './rpc-schemas.js'
 import type { RpcOutcome } from './rpc-outcome.js'
@@ -29,10 +31,14 @@ const A2A_JS_METADATA = {
 export function handleMessageSend(state: SimulatorState, id: unknown, params: MessageSendParams, ctx: FaultContext): RpcOutcome {
   const { message } = params
   const blocking = state.opts.profile === 'a2a-js' && params.configuration?.blocking === true
+  const { control } = state.opts
+  if (control !== undefined && !isArgusRead(message) && isSubmission(params)) {
+    return handleSubmission({ control, book: state.control, tasks: state.tasks }, id, params)
+  }
   if (!isArgusRead(message)) {
     const supervisor = message.metadata?.argus_supervisor
     const metadata = supervisor !== undefined ? { argus_supervisor: supervisor } : a2aJsMetadata(state)
-    const plan = { states: lifecycle(state, blocking, 'completed'), finalPayload: { status: 'ok' } }
+    const plan = { states: lifecycle(state.opts.taskSteps, blocking, 'completed'), finalPayload: { status: 'ok' } }
     return rpcResult(id, state.tasks.create({ message, plan, metadata }))
   }
 
@@ -44,13 +50,12 @@ export function handleMessageSend(state: SimulatorState, id: unknown, params: Me
   }
   const payload = decision.ok ? decision.payload : argusErrorPayload(decision.code, placement as ArgusErrorPlacement)
   const last = placement === 'failed-task' ? 'failed' : 'completed'
-  const plan = scriptedPlan(state, ctx, payload) ?? { states: lifecycle(state, blocking, last), finalPayload: payload }
+  const plan = scriptedPlan(state, ctx, payload) ?? { states: lifecycle(state.opts.argusTaskSteps, blocking, last), finalPayload: payload }
   return rpcResult(id, state.tasks.create({ message, plan, metadata: a2aJsMetadata(state) }))
 }
 
-/** submitted, then `taskSteps - 1` working polls, then the end state; a blocking a2a-js call skips to the end. */
-function lifecycle(state: SimulatorState, blocking: boolean, last: string): string[] {
-  const steps = state.opts.taskSteps
+/** submitted, then `steps - 1` working polls, then the end state; a blocking a2a-js call skips to the end. */
+function lifecycle(steps: number, blocking: boolean, last: string): string[] {
   if (blocking || steps === 0) return [last]
   return ['submitted', ...Array.from({ length: steps - 1 }, () => 'working'), last]
 }

@@ -1,7 +1,10 @@
 // JSON-RPC 2.0 over POST /a2a/: framing, method dispatch and the standard task methods.
 // Where FastA2A and a2a-js disagree (refusals, history, cancel of a finished task) the
-// profile decides; the fixtures of both are the reference for every shape.
+// profile decides; the fixtures of both are the reference for every shape. Campaign-control
+// methods are matched first, by the names the options advertise.
 import { argusOperationOf } from './argus.js'
+import { controlRoute, handleControl } from './control-dispatch.js'
+import { handleControlCancel } from './control-submit.js'
 import type { FaultContext } from './fault-book.js'
 import { handleMessageSend } from './message-send.js'
 import type { RpcOutcome } from './rpc-outcome.js'
@@ -41,7 +44,11 @@ export function handleRpc(state: SimulatorState, body: ParsedBody, ctx: FaultCon
   if (!isObject(request) || request.jsonrpc !== '2.0' || !idValid || typeof request.method !== 'string') {
     return refused(state, id, -32600, 'Request payload validation error')
   }
-  switch (request.method) {
+  const { control } = state.opts
+  const route = controlRoute(control, request.method)
+  if (route === 'removed') return methodNotFound(state, id, request.method)
+  if (control !== undefined && route !== undefined && route !== 'cancel') return handleControl(control, state.control, route, id, request.params)
+  switch (route === 'cancel' ? 'tasks/cancel' : request.method) {
     case 'message/send': {
       const params = validate(state, id, MessageSendParamsSchema, request.params)
       return params.ok ? handleMessageSend(state, id, params.value, ctx) : params.outcome
@@ -56,11 +63,17 @@ export function handleRpc(state: SimulatorState, body: ParsedBody, ctx: FaultCon
     case 'tasks/cancel': {
       const params = validate(state, id, TaskIdParamsSchema, request.params)
       if (!params.ok) return params.outcome
-      return cancel(state, id, params.value.id)
+      const taskId = params.value.id
+      if (control === undefined) return cancel(state, id, taskId)
+      return handleControlCancel({ control, book: state.control, tasks: state.tasks }, id, params.value, () => cancel(state, id, taskId))
     }
     default:
-      return refused(state, id, -32601, `Method not found: ${request.method}`)
+      return methodNotFound(state, id, request.method)
   }
+}
+
+function methodNotFound(state: SimulatorState, id: unknown, method: string): RpcOutcome {
+  return refused(state, id, -32601, `Method not found: ${method}`)
 }
 
 function cancel(state: SimulatorState, id: unknown, taskId: string): RpcOutcome {

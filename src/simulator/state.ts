@@ -1,20 +1,27 @@
 // The simulator's mutable state, shared by its routes: resolved options, what it received,
-// the injected faults, the card transform and the task store. One object per simulator, so
+// the injected faults, the card transform, the task store and the campaign-control book. One object per simulator, so
 // several simulators can run side by side in one test process.
-import type { AuthScheme, CardTransform, ReceivedRequest, SimulatorOptions, SimulatorProfile } from './types.js'
+import type { AuthScheme, CardTransform, ReceivedRequest, SimulatorOptions, WireProfile } from './types.js'
+import { ControlBook } from './control-book.js'
+import type { ResolvedControl } from './control-options.js'
+import { resolveControl } from './control-options.js'
 import { FaultBook } from './fault-book.js'
 import { TaskStore } from './task-store.js'
 
 export const DEFAULT_SOURCE_SHA = '5e1f0c0ffee0123456789abcdef0123456789abc'
 
 export interface ResolvedOptions {
-  profile: SimulatorProfile
+  profile: WireProfile
   secret: string | undefined
   authSchemes: AuthScheme[]
   argusEnabled: boolean
   sourceSha: string
   taskSteps: number
+  /** Polls an Argus read's task needs: taskSteps when given, else 0 for openoperator (reads bypass the model). */
+  argusTaskSteps: number
   initialCard: CardTransform | undefined
+  /** Set when campaign control is served. */
+  control: ResolvedControl | undefined
 }
 
 export interface SimulatorState {
@@ -24,24 +31,30 @@ export interface SimulatorState {
   received: ReceivedRequest[]
   faults: FaultBook
   tasks: TaskStore
+  control: ControlBook
   cardTransform: CardTransform | undefined
   /** Aborted on close, so a long injected delay cannot hold the server open. */
   closing: AbortController
 }
 
 export function resolveOptions(opts: SimulatorOptions): ResolvedOptions {
+  const requested = opts.profile ?? 'openoperator'
+  const profile: WireProfile = requested === 'campaign-control' ? 'openoperator' : requested
+  const controlOptions = opts.campaignControl ?? (requested === 'campaign-control' ? {} : undefined)
   const taskSteps = opts.taskSteps ?? 2
   if (!Number.isInteger(taskSteps) || taskSteps < 0) throw new TypeError('taskSteps must be a non-negative integer')
   const sourceSha = opts.sourceSha ?? DEFAULT_SOURCE_SHA
   if (!/^[0-9a-f]{40}$/.test(sourceSha)) throw new TypeError('sourceSha must be 40 lower-case hex characters')
   return {
-    profile: opts.profile ?? 'openoperator',
+    profile,
     secret: opts.secret,
     authSchemes: opts.authSchemes ?? ['bearer', 'x-api-key'],
     argusEnabled: opts.argusEnabled ?? true,
     sourceSha,
     taskSteps,
-    initialCard: opts.card
+    argusTaskSteps: opts.taskSteps ?? (profile === 'openoperator' ? 0 : 2),
+    initialCard: opts.card,
+    control: controlOptions === undefined ? undefined : resolveControl(controlOptions)
   }
 }
 
@@ -52,12 +65,13 @@ export function createState(opts: ResolvedOptions): SimulatorState {
     received: [],
     faults: new FaultBook(),
     tasks: new TaskStore(opts.profile),
+    control: new ControlBook(opts.control?.clock ?? Date.now),
     cardTransform: opts.initialCard,
     closing: new AbortController()
   }
 }
 
 /** FastA2A 0.5 (what OpenOperator runs) answers request-validation failures with a plain-text 500. */
-export function validatesLikeFastA2A(profile: SimulatorProfile): boolean {
+export function validatesLikeFastA2A(profile: WireProfile): boolean {
   return profile !== 'a2a-js'
 }

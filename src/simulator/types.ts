@@ -2,7 +2,11 @@
 // Kept apart from the implementation so the gateway's tests can import types without
 // pulling in Fastify.
 
-export type SimulatorProfile = 'openoperator' | 'fasta2a' | 'a2a-js'
+/** How the remote answers on the wire (refusals, history, cancel, blocking). */
+export type WireProfile = 'openoperator' | 'fasta2a' | 'a2a-js'
+
+/** 'campaign-control' is the openoperator profile plus `campaignControl` with its defaults. */
+export type SimulatorProfile = WireProfile | 'campaign-control'
 
 export type AuthScheme = 'bearer' | 'x-api-key'
 
@@ -17,9 +21,83 @@ export interface SimulatorOptions {
   tls?: { key: string | Buffer; cert: string | Buffer }
   host?: string
   port?: number
-  /** tasks/get polls a new task needs before it is completed (openoperator/fasta2a, and a2a-js without blocking). */
+  /**
+   * tasks/get polls a new task needs before it is completed (openoperator/fasta2a, and a2a-js
+   * without blocking). Default 2, except Argus reads of the openoperator profile: 0 (answered
+   * `completed` at once, the reads bypass every model call). Setting it applies to all tasks.
+   */
   taskSteps?: number
   card?: CardTransform
+  /** Serve (and by default advertise) the campaign-control extension. */
+  campaignControl?: CampaignControlOptions
+}
+
+/** The logical operations of urn:openoperator:campaign-control:v1 (CONTRACT §6). */
+export type ControlOperation = 'claim_control' | 'read_control' | 'renew_control' | 'release_control' | 'intervene' | 'request_status' | 'cancel'
+
+export interface CampaignControlOptions {
+  /**
+   * Method name per operation, advertised and served (default: the seed's map). A null
+   * removes the operation from the card and the server, which then answers its default
+   * method name as an unknown method (for `cancel`: `tasks/cancel` itself).
+   */
+  operations?: Partial<Record<ControlOperation, string | null>>
+  /** false: advertised as such, and mutations skip the lease and epoch checks. Default true. */
+  leaseEpochEnforced?: boolean
+  /** false: advertised as such, and the constraints envelope is not checked. Default true. */
+  policyEnforced?: boolean
+  /** false: a submission naming a `project` is refused (policy_violation). Default true. */
+  projectSelection?: boolean
+  /** false: serve the extension without putting it in the card. Default true. */
+  advertise?: boolean
+  /** States a submitted task walks, one per tasks/get; it stays in the last. Default ['submitted', 'working']. */
+  submissionStates?: string[]
+  /** The control clock in ms since the epoch (default Date.now); `control.advanceClock` adds to it. */
+  now?: () => number
+}
+
+/** A lease as the wire carries it; `expires_at` is integer Unix seconds. */
+export interface Lease {
+  controller_id: string
+  epoch: number
+  expires_at: number
+}
+
+/** A mutation the remote applied (replays are not applied again, so never listed twice). */
+export interface AppliedMutation {
+  operation: 'claim_control' | 'renew_control' | 'release_control' | 'intervene' | 'submit' | 'cancel'
+  requestId: string
+  campaignId: string
+  /** Control clock, ms. */
+  at: number
+}
+
+export interface InterventionRecord {
+  requestId: string
+  controllerId: string
+  epoch: number
+  intervention: Record<string, unknown>
+  at: number
+}
+
+/**
+ * The remote's campaign-control state, for tests. Present on every simulator (empty unless
+ * campaign control is served); it survives `reset()`, as the remote's persistence would.
+ */
+export interface SimulatorControl {
+  /** Every mutation applied, in order. */
+  applied(): AppliedMutation[]
+  /** The lease as read_control answers it now: null when none or expired. */
+  lease(campaignId: string): Lease | null
+  interventions(campaignId: string): InterventionRecord[]
+  /** Times each request_id reached a mutating method's handler, replays included (faults that answer first are not counted). */
+  requestCounts(): Map<string, number>
+  /** Installs a lease (e.g. another controller's takeover) or removes one; the campaign's epoch becomes the lease's. */
+  setLease(campaignId: string, lease: Lease | null): void
+  /** Moves the control clock forward, so leases expire without sleeping. */
+  advanceClock(ms: number): void
+  /** The control clock, ms since the epoch. */
+  now(): number
 }
 
 export type CardTransform = (card: Record<string, unknown>) => Record<string, unknown>
@@ -83,6 +161,8 @@ export interface Simulator {
   setCard(transform: CardTransform | undefined): void
   addTask(task: Record<string, unknown>): void
   getTask(id: string): Record<string, unknown> | undefined
+  control: SimulatorControl
+  /** Clears received requests, faults and the card transform; tasks and control state stay. */
   reset(): void
   close(): Promise<void>
 }

@@ -5,8 +5,8 @@ import { URN, argusParams, fixtureJson, keys, pollTask, rpc, useSimulator } from
 const start = useSimulator()
 
 describe('Argus reads, FastA2A lifecycle', () => {
-  it('answers submitted at once, shaped like the FastA2A fixture, then completes through tasks/get', async () => {
-    const s = await start()
+  it('fasta2a: answers submitted at once, shaped like the FastA2A fixture, then completes through tasks/get', async () => {
+    const s = await start({ profile: 'fasta2a' })
     const sent = await rpc(s, 'message/send', argusParams('supervisor.health', 'argus-health-1'), { id: 'argus-health-1' })
     const real = fixtureJson('fasta2a-0.5/response-message-send-submitted.json')
     expect(keys(sent.json)).toEqual(keys(real))
@@ -23,6 +23,19 @@ describe('Argus reads, FastA2A lifecycle', () => {
     // FastA2A treats historyLength 0 as "no limit".
     expect(done.history).toHaveLength(1)
     expect(done.artifacts[0].parts[0]).toMatchObject({ kind: 'data', data: { ok: true, operation: 'supervisor.health', requestId: 'argus-health-1', backend: 'simulated' } })
+  })
+
+  it('openoperator: answers a read completed at once, unless taskSteps asks for polls', async () => {
+    const s = await start()
+    const done = (await rpc(s, 'message/send', argusParams('supervisor.health', 'oo-1'))).json.result
+    expect(done.status.state).toBe('completed')
+    expect(done.artifacts[0].parts[0].data).toMatchObject({ ok: true, requestId: 'oo-1' })
+    expect(s.rpcCalls().map((c) => c.method)).toEqual(['message/send'])
+    await s.close()
+    const polled = await start({ taskSteps: 1 })
+    const sent = (await rpc(polled, 'message/send', argusParams('supervisor.health'))).json.result
+    expect(sent.status.state).toBe('submitted')
+    expect((await rpc(polled, 'tasks/get', { id: sent.id })).json.result.status.state).toBe('completed')
   })
 
   it('serves the three read payloads, echoing requestId (also for a legacy request_id)', async () => {

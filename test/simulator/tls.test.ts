@@ -25,7 +25,7 @@ describe('HTTPS', () => {
     expect(card.json.url).toBe(`${sim.url}/a2a/`)
     const body = JSON.stringify({ jsonrpc: '2.0', id: 'tls-1', method: 'message/send', params: argusParams('supervisor.health', 'tls-1') })
     const sent = await call(sim, 'POST', '/a2a/', { body, headers: { 'content-type': 'application/json', authorization: 'Bearer tls-secret' }, dispatcher: agent })
-    expect(sent.json.result.status.state).toBe('submitted')
+    expect(sent.json.result.status.state).toBe('completed')
   })
 
   it('is refused by a client that does not trust the issuer', async () => {

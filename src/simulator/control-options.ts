@@ -1,0 +1,92 @@
+// The campaign-control extension's configuration as the remote sees it: the seed's default
+// method map, the resolved options, the card entry that advertises them, and the one
+// constraints envelope the remote accepts.
+import type { CampaignControlOptions, ControlOperation } from './types.js'
+
+export const CONTROL_URN = 'urn:openoperator:campaign-control:v1'
+
+export const CONTROL_OPERATIONS: readonly ControlOperation[] = [
+  'claim_control', 'read_control', 'renew_control', 'release_control', 'intervene', 'request_status', 'cancel'
+]
+
+// The seed's map, verbatim.
+const DEFAULT_METHODS: Record<ControlOperation, string> = {
+  claim_control: 'campaign/claim_control',
+  read_control: 'campaign/read_control',
+  renew_control: 'campaign/renew_control',
+  release_control: 'campaign/release_control',
+  intervene: 'campaign/intervene',
+  request_status: 'campaign/request_status',
+  cancel: 'tasks/cancel'
+}
+
+export interface ResolvedControl {
+  /** The served method per operation; null: neither served nor advertised. */
+  methods: Record<ControlOperation, string | null>
+  leaseEpochEnforced: boolean
+  policyEnforced: boolean
+  projectSelection: boolean
+  advertise: boolean
+  submissionStates: string[]
+  clock: () => number
+}
+
+export function resolveControl(opts: CampaignControlOptions): ResolvedControl {
+  const methods: Record<ControlOperation, string | null> = { ...DEFAULT_METHODS }
+  for (const op of CONTROL_OPERATIONS) {
+    const name = opts.operations?.[op]
+    if (name === '') throw new TypeError(`campaignControl.operations.${op} must be a non-empty method name or null`)
+    if (name !== undefined) methods[op] = name
+  }
+  const served = Object.values(methods).filter((m) => m !== null)
+  if (new Set(served).size !== served.length) throw new TypeError('campaignControl.operations must name distinct methods')
+  if (served.some((m) => m === 'message/send' || m === 'tasks/get')) throw new TypeError('campaignControl.operations cannot take over message/send or tasks/get')
+  const submissionStates = opts.submissionStates ?? ['submitted', 'working']
+  if (submissionStates.length === 0) throw new TypeError('campaignControl.submissionStates needs at least one state')
+  return {
+    methods,
+    leaseEpochEnforced: opts.leaseEpochEnforced ?? true,
+    policyEnforced: opts.policyEnforced ?? true,
+    projectSelection: opts.projectSelection ?? true,
+    advertise: opts.advertise ?? true,
+    submissionStates: [...submissionStates],
+    clock: opts.now ?? Date.now
+  }
+}
+
+/** The card entry of `capabilities.extensions` (snake_case params, as the seed writes them). */
+export function controlExtension(control: ResolvedControl): Record<string, unknown> {
+  const operations: Record<string, string> = {}
+  for (const op of CONTROL_OPERATIONS) {
+    const method = control.methods[op]
+    if (method !== null) operations[op] = method
+  }
+  return {
+    uri: CONTROL_URN,
+    params: {
+      lease_epoch_enforced: control.leaseEpochEnforced,
+      policy_enforced: control.policyEnforced,
+      project_selection: control.projectSelection,
+      operations
+    }
+  }
+}
+
+/** The only envelope a claim or mutation may carry: the seed's restrictions, none relaxed. */
+export const REQUIRED_CONSTRAINTS: Readonly<Record<string, unknown>> = Object.freeze({
+  version: 1,
+  execution: 'remote_only',
+  allow_publication: false,
+  allow_destructive_git: false,
+  allow_credential_changes: false,
+  allow_force_push: false,
+  allow_merge: false
+})
+
+/** Exactly the required envelope: same keys, same values, nothing extra. */
+export function constraintsMatch(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const given = Object.keys(value)
+  const required = Object.keys(REQUIRED_CONSTRAINTS)
+  return given.length === required.length && required.every((key) => Object.hasOwn(value, key) && Object.is((value as Record<string, unknown>)[key], REQUIRED_CONSTRAINTS[key]))
+}

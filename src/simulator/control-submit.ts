@@ -1,0 +1,69 @@
+// The two campaign mutations that ride on standard A2A methods. A submission is a
+// non-blocking message/send carrying metadata.argus_supervisor: same policy and lease checks
+// as any mutation, answered at once with a durable task. tasks/cancel, as on real servers,
+// ignores its metadata for authority (CONTRACT §6); its request id still counts, and an
+// applied cancel is remembered, so request_status and replays know it.
+import type { ControlBook } from './control-book.js'
+import type { ResolvedControl } from './control-options.js'
+import { SubmissionMetadata, requestIdOf } from './control-params.js'
+import { authority, policyRefusal } from './control-rules.js'
+import { invalidParams, mutateOnce } from './control-mutation.js'
+import type { RpcOutcome } from './rpc-outcome.js'
+import type { MessageSendParams } from './rpc-schemas.js'
+import { describeIssue } from './rpc-schemas.js'
+import type { TaskStore } from './task-store.js'
+import { TERMINAL_STATES, stateOf } from './task-store.js'
+
+export interface ControlDeps {
+  control: ResolvedControl
+  book: ControlBook
+  tasks: TaskStore
+}
+
+export function isSubmission(params: MessageSendParams): boolean {
+  return params.message.metadata?.argus_supervisor !== undefined
+}
+
+export function handleSubmission(deps: ControlDeps, rpcId: unknown, params: MessageSendParams): RpcOutcome {
+  const { control, book, tasks } = deps
+  const raw = params.message.metadata?.argus_supervisor
+  const requestId = requestIdOf(raw)
+  if (requestId !== undefined) book.countReceipt(requestId)
+  const parsed = SubmissionMetadata.safeParse(raw)
+  if (!parsed.success) return invalidParams(rpcId, `message.metadata.argus_supervisor: ${describeIssue(parsed.error)}`)
+  const meta = parsed.data
+  if (params.configuration?.blocking !== false) return invalidParams(rpcId, 'a submission must set configuration.blocking to false')
+  if (params.message.messageId !== meta.request_id) return invalidParams(rpcId, 'a submission needs message.messageId equal to its request_id')
+
+  return mutateOnce(book, rpcId, { operation: 'submit', campaignId: meta.campaign_id, requestId: meta.request_id }, () => {
+    const refusal = policyRefusal(control, meta.constraints) ??
+      (meta.project !== undefined && !control.projectSelection ? 'policy_violation' : undefined) ??
+      authority(book, control, meta.campaign_id, meta.controller_id, meta.controller_epoch)
+    if (refusal !== undefined) return { refused: refusal }
+    const supervisor: Record<string, unknown> = {
+      campaign_id: meta.campaign_id,
+      controller_id: meta.controller_id,
+      controller_epoch: meta.controller_epoch,
+      request_id: meta.request_id
+    }
+    if (meta.project !== undefined) supervisor.project = meta.project
+    const task = tasks.create({ message: params.message, plan: { states: control.submissionStates }, metadata: { argus_supervisor: supervisor } })
+    return { applied: task, taskId: task.id as string }
+  })
+}
+
+/** `cancel` runs the profile's standard tasks/cancel; only a cancel that changes the task is recorded. */
+export function handleControlCancel(deps: ControlDeps, rpcId: unknown, params: { id: string; metadata?: Record<string, unknown> }, cancel: () => RpcOutcome): RpcOutcome {
+  const supervisor = params.metadata?.argus_supervisor
+  const requestId = requestIdOf(supervisor)
+  if (requestId !== undefined) deps.book.countReceipt(requestId)
+  const campaignId = typeof supervisor === 'object' && supervisor !== null && 'campaign_id' in supervisor ? supervisor.campaign_id : undefined
+  if (requestId === undefined || typeof campaignId !== 'string' || campaignId === '') return cancel()
+  return mutateOnce(deps.book, rpcId, { operation: 'cancel', campaignId, requestId }, () => {
+    const before = deps.tasks.get(params.id)
+    const cancelable = before !== undefined && !TERMINAL_STATES.has(stateOf(before))
+    const outcome = cancel()
+    if (!cancelable || outcome.kind !== 'json' || outcome.body.result === undefined) return { outcome }
+    return { applied: outcome.body.result }
+  })
+}
