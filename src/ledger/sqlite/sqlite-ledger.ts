@@ -1,0 +1,122 @@
+// The SQLite ledger (docs/design.md#ledger): the Ledger interface on one better-sqlite3 file
+// owned by this process. better-sqlite3 is synchronous and the file is in synchronous=FULL
+// WAL mode, so every write is on disk before its method resolves.
+//
+// At open the ledger does not touch `pending` records: the control plane calls
+// `expireAllPending(now)` at start (this process owns the file, so no other owner can still
+// be waiting for one of them).
+import type Database from 'better-sqlite3'
+import type { Logger } from 'pino'
+import { ambiguousAnswer } from '../ambiguous-answer.js'
+import { createCampaignLocks } from '../campaign-locks.js'
+import type { Ledger } from '../types.js'
+import { migrate } from './migrations.js'
+import { openSqliteDatabase } from './open.js'
+import { toBoundTask, toJson, toLease, toRecord } from './rows.js'
+import { prepareStatements } from './statements.js'
+
+export { LedgerLockedError } from './open.js'
+
+export interface SqliteLedgerOptions {
+  /** the file (its directory is created if missing), or ':memory:' for tests */
+  path: string
+  /**
+   * not read today: every method takes its time from the caller, so tests need no fake
+   * clock; kept so both ledger implementations share one options shape
+   */
+  now?: () => number
+  logger?: Logger
+}
+
+const databases = new WeakMap<Ledger, Database.Database>()
+
+/** the database behind a SQLite ledger, for tests and diagnostics (pragmas, batching) */
+export function sqliteDatabaseOf (ledger: Ledger): Database.Database | undefined {
+  return databases.get(ledger)
+}
+
+/** throws LedgerLockedError when another process (or handle) owns the file */
+export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
+  const db = openSqliteDatabase(opts.path)
+  let s: ReturnType<typeof prepareStatements>
+  try {
+    const { from, to } = migrate(db)
+    s = prepareStatements(db)
+    opts.logger?.info({ path: opts.path, schemaVersion: to, migratedFrom: from }, 'ledger opened')
+  } catch (err) {
+    db.close()
+    throw err
+  }
+  const locks = createCampaignLocks()
+  const makeAmbiguous = db.transaction((rows: Array<{ request_id: string; campaign_id: string }>, now: number) => {
+    const ids: string[] = []
+    for (const r of rows) {
+      const answer = toJson(ambiguousAnswer(r.campaign_id, r.request_id))
+      if (s.makeAmbiguous.run({ requestId: r.request_id, answer, at: now }).changes === 1) ids.push(r.request_id)
+    }
+    return ids
+  })
+
+  const ledger: Ledger = {
+    kind: 'sqlite',
+    insertPending: async (r) => {
+      const info = s.insertPending.run({ ...r, params: toJson(r.params) })
+      return info.changes === 1 ? 'inserted' : 'exists'
+    },
+    get: async (requestId) => {
+      const row = s.get.get(requestId)
+      return row === undefined ? undefined : toRecord(row)
+    },
+    listByCampaign: async (campaignId, o = {}) => {
+      const limit = o.limit ?? -1 // SQLite: a negative limit is no limit
+      const rows = o.state === undefined ? s.listByCampaign.all(campaignId, limit) : s.listByCampaignState.all(campaignId, o.state, limit)
+      return rows.map(toRecord)
+    },
+    firstUnresolved: async (campaignId) => {
+      const row = s.firstUnresolved.get(campaignId)
+      return row === undefined ? undefined : toRecord(row)
+    },
+    recordOutcome: async (requestId, o) => s.recordOutcome.run({
+      requestId, state: o.state, answer: toJson(o.answer), outcomeCode: o.outcomeCode, taskId: o.taskId, at: o.at
+    }).changes === 1,
+    // outcome_code stays 'ambiguous_write': it says how the send ended, the answer what replays
+    resolve: async (requestId, to, r, taskId, answer) => s.resolve.run({
+      requestId, to, answer: toJson(answer), resolution: toJson(r), taskId, at: r.at
+    }).changes === 1,
+    noteReconcileFailure: async (requestId, at) => { s.noteReconcileFailure.run(at, requestId) },
+    expirePending: async (now) => makeAmbiguous(s.pendingBefore.all(now), now),
+    expireAllPending: async (now) => makeAmbiguous(s.allPending.all(), now),
+    countAmbiguous: async () => s.countAmbiguous.get()?.n ?? 0,
+
+    getLease: async (campaignId) => {
+      const row = s.getLease.get(campaignId)
+      return row === undefined ? undefined : toLease(row)
+    },
+    putLease: async (campaignId, lease, at) => {
+      s.putLease.run({ campaignId, controllerId: lease?.controllerId ?? null, epoch: lease?.epoch ?? null, expiresAt: lease?.expiresAt ?? null, at })
+    },
+    markLeaseUnknown: async (campaignId, at) => { s.markLeaseUnknown.run(campaignId, at) },
+
+    getBoundTask: async (campaignId) => {
+      const row = s.getBoundTask.get(campaignId)
+      return row === undefined ? undefined : toBoundTask(row)
+    },
+    setBoundTask: async (b) => { s.setBoundTask.run({ ...b }) },
+
+    lockCampaign: locks.lock,
+    ping: async () => {
+      try {
+        return s.ping.get()?.ok === 1
+      } catch {
+        return false
+      }
+    },
+    close: async () => {
+      if (!db.open) return
+      db.close()
+      opts.logger?.info({ path: opts.path }, 'ledger closed')
+    }
+  }
+  databases.set(ledger, db)
+  return ledger
+}

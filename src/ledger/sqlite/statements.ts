@@ -1,0 +1,60 @@
+// The SQLite ledger's prepared statements (docs/design.md#ledger), compiled once at open.
+// Outcome writes are compare-and-set on the state column: the UPDATE names the state it
+// leaves, and the caller reads `changes` to learn whether it won.
+import type Database from 'better-sqlite3'
+import { RECORD_COLUMNS, type BoundTaskRow, type LeaseRow, type RecordRow } from './rows.js'
+
+type Params = Record<string, unknown>
+type Id = { request_id: string; campaign_id: string }
+
+export function prepareStatements (db: Database.Database) {
+  return {
+    insertPending: db.prepare<Params>(`INSERT INTO mutation_records
+      (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
+      VALUES (@requestId, @campaignId, @caller, @operation, @paramsHash, @params, @controllerEpoch, @owner, @deadline, @createdAt, 'pending', @createdAt)
+      ON CONFLICT (request_id) DO NOTHING`),
+    get: db.prepare<[string], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = ?`),
+    listByCampaign: db.prepare<[string, number], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+      WHERE campaign_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`),
+    listByCampaignState: db.prepare<[string, string, number], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+      WHERE campaign_id = ? AND state = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`),
+    firstUnresolved: db.prepare<[string], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+      WHERE campaign_id = ? AND state IN ('pending', 'ambiguous') ORDER BY created_at, rowid LIMIT 1`),
+    recordOutcome: db.prepare<Params>(`UPDATE mutation_records
+      SET state = @state, answer = @answer, outcome_code = @outcomeCode, task_id = @taskId, updated_at = @at
+      WHERE request_id = @requestId AND state = 'pending'`),
+    resolve: db.prepare<Params>(`UPDATE mutation_records
+      SET state = @to, answer = @answer, resolution = @resolution, task_id = coalesce(@taskId, task_id), updated_at = @at
+      WHERE request_id = @requestId AND state = 'ambiguous'`),
+    noteReconcileFailure: db.prepare<[number, string]>(`UPDATE mutation_records
+      SET reconcile_failures = reconcile_failures + 1, last_reconcile_failure_at = ? WHERE request_id = ?`),
+    pendingBefore: db.prepare<[number], Id>(`SELECT request_id, campaign_id FROM mutation_records
+      WHERE state = 'pending' AND deadline < ? ORDER BY created_at, rowid`),
+    allPending: db.prepare<[], Id>(`SELECT request_id, campaign_id FROM mutation_records
+      WHERE state = 'pending' ORDER BY created_at, rowid`),
+    makeAmbiguous: db.prepare<Params>(`UPDATE mutation_records
+      SET state = 'ambiguous', outcome_code = 'ambiguous_write', answer = @answer, updated_at = @at
+      WHERE request_id = @requestId AND state = 'pending'`),
+    countAmbiguous: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM mutation_records WHERE state = 'ambiguous'`),
+
+    getLease: db.prepare<[string], LeaseRow>('SELECT * FROM campaign_leases WHERE campaign_id = ?'),
+    putLease: db.prepare<Params>(`INSERT INTO campaign_leases
+      (campaign_id, known, controller_id, epoch, expires_at, max_epoch_seen, updated_at)
+      VALUES (@campaignId, 1, @controllerId, @epoch, @expiresAt, coalesce(@epoch, 0), @at)
+      ON CONFLICT (campaign_id) DO UPDATE SET known = 1, controller_id = excluded.controller_id,
+        epoch = excluded.epoch, expires_at = excluded.expires_at,
+        max_epoch_seen = max(max_epoch_seen, excluded.max_epoch_seen), updated_at = excluded.updated_at`),
+    // the lease last seen stays (meaningful only when known); maxEpochSeen never moves down
+    markLeaseUnknown: db.prepare<[string, number]>(`INSERT INTO campaign_leases (campaign_id, known, updated_at) VALUES (?, 0, ?)
+      ON CONFLICT (campaign_id) DO UPDATE SET known = 0, updated_at = excluded.updated_at`),
+
+    getBoundTask: db.prepare<[string], BoundTaskRow>('SELECT * FROM bound_tasks WHERE campaign_id = ?'),
+    setBoundTask: db.prepare<Params>(`INSERT INTO bound_tasks (campaign_id, task_id, request_id, bound_at)
+      VALUES (@campaignId, @taskId, @requestId, @boundAt)
+      ON CONFLICT (campaign_id) DO UPDATE SET task_id = excluded.task_id, request_id = excluded.request_id, bound_at = excluded.bound_at`),
+
+    ping: db.prepare<[], { ok: number }>('SELECT 1 AS ok')
+  }
+}
+
+export type Statements = ReturnType<typeof prepareStatements>

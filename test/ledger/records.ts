@@ -1,0 +1,27 @@
+// Record builders for the ledger tests (docs/design.md#ledger), kept apart from the vitest
+// suite so a spawned child process can use them too.
+import { randomBytes } from 'node:crypto'
+import type { NewMutationRecord, Outcome } from '../../src/ledger/types.js'
+
+let seq = 0
+export const newId = (prefix = 'req'): string => `${prefix}-${++seq}-${randomBytes(6).toString('hex')}`
+
+export function pendingRecord (o: Partial<NewMutationRecord> = {}): NewMutationRecord {
+  return {
+    requestId: newId(),
+    campaignId: 'camp-1',
+    caller: 'alice',
+    operation: 'intervene',
+    paramsHash: 'a'.repeat(64),
+    params: { intervention: { kind: 'pause', note: 'ünïcode ✓', values: [1, 2.5, null, true] } },
+    controllerEpoch: 3,
+    owner: 'instance-a',
+    deadline: 10_000,
+    createdAt: 1_000,
+    ...o
+  }
+}
+
+export const appliedOutcome = (at = 2_000, taskId: string | null = null): Outcome => ({
+  state: 'applied', answer: { httpStatus: 200, body: { accepted: true, nested: { list: [1, 'two'] } } }, outcomeCode: null, taskId, at
+})

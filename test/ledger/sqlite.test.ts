@@ -1,0 +1,228 @@
+// The SQLite ledger (docs/design.md#ledger): the shared contract on a temp file and in memory,
+// then what only SQLite has — the pragmas, migrations, durability across reopen and a killed
+// process, one owner per file across two processes, and the size of a large file.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import { LedgerLockedError, createLedger, createSqliteLedger, sqliteDatabaseOf } from '../../src/ledger/index.js'
+import { migrate, migrations } from '../../src/ledger/sqlite/migrations.js'
+import { ledgerContract } from './contract.js'
+import { appliedOutcome, pendingRecord } from './records.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'ledger-test-'))
+afterAll(() => { rmSync(dir, { recursive: true, force: true }) })
+const tempPath = (): string => join(dir, `${randomBytes(6).toString('hex')}.db`)
+const lockedMessage = (path: string): string => `ledger file ${path} is in use by another gateway process (SQLite allows one owner)`
+
+ledgerContract('sqlite file', async () => createSqliteLedger({ path: tempPath() }))
+ledgerContract('sqlite in memory (createLedger)', async () => createLedger('sqlite::memory:'))
+
+describe('createLedger', () => {
+  it('opens sqlite:<path>, creating the directory', async () => {
+    const path = join(dir, 'nested', 'deeper', 'ledger.db')
+    const ledger = await createLedger(`sqlite:${path}`)
+    expect(ledger.kind).toBe('sqlite')
+    expect(await ledger.ping()).toBe(true)
+    await ledger.close()
+    expect(existsSync(path)).toBe(true)
+  })
+
+  it('refuses PostgreSQL for now, and an unknown scheme without echoing the URL', async () => {
+    await expect(createLedger('postgres://u:pw@db/ledger')).rejects.toThrow('the PostgreSQL ledger is not implemented yet')
+    const err = await createLedger('mysql://u:secret-pw@db/x').then(() => undefined, (e: unknown) => e as Error)
+    expect(err?.message).toMatch(/unsupported ledger URL scheme "mysql"/)
+    expect(err?.message).not.toContain('secret-pw')
+  })
+})
+
+describe('sqlite file', () => {
+  it('runs in WAL mode with synchronous=FULL, foreign keys and an exclusive lock', async () => {
+    const path = tempPath()
+    const ledger = createSqliteLedger({ path })
+    const db = sqliteDatabaseOf(ledger)!
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    expect(db.pragma('synchronous', { simple: true })).toBe(2) // FULL
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
+    expect(db.pragma('locking_mode', { simple: true })).toBe('exclusive')
+    await ledger.close()
+    const ro = new Database(path, { readonly: true })
+    expect(ro.pragma('journal_mode', { simple: true })).toBe('wal')
+    expect(ro.pragma('user_version', { simple: true })).toBe(migrations.length)
+    ro.close()
+  })
+
+  it('migrates a file at user_version 0, and only once', async () => {
+    const path = tempPath()
+    const raw = new Database(path)
+    expect(raw.pragma('user_version', { simple: true })).toBe(0)
+    raw.close()
+    const ledger = createSqliteLedger({ path })
+    const db = sqliteDatabaseOf(ledger)!
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()
+    expect(tables).toEqual(['bound_tasks', 'campaign_leases', 'mutation_records'])
+    expect(migrate(db)).toEqual({ from: migrations.length, to: migrations.length })
+    await ledger.close()
+  })
+
+  it('applies each migration in its own transaction and refuses a newer file', () => {
+    const db = new Database(':memory:')
+    expect(migrate(db, ['CREATE TABLE a (x INTEGER)'])).toEqual({ from: 0, to: 1 })
+    expect(() => migrate(db, ['CREATE TABLE a (x INTEGER)', 'CREATE TABLE b (x INTEGER); SELECT nonsense FROM nowhere'])).toThrow()
+    expect(db.pragma('user_version', { simple: true })).toBe(1)
+    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'b'").pluck().get()).toBe(0)
+    expect(() => migrate(db, [])).toThrow('ledger schema version 1 is newer than this gateway knows (0)')
+    db.close()
+  })
+
+  it('keeps records, leases and bound tasks across close and reopen', async () => {
+    const path = tempPath()
+    const r = pendingRecord({ operation: 'submit' })
+    const first = createSqliteLedger({ path })
+    await first.insertPending(r)
+    await first.recordOutcome(r.requestId, appliedOutcome(2_000, 'task-1'))
+    await first.putLease('camp-1', { controllerId: 'alice', epoch: 3, expiresAt: 99 }, 5)
+    await first.setBoundTask({ campaignId: 'camp-1', taskId: 'task-1', requestId: r.requestId, boundAt: 6 })
+    const before = await first.get(r.requestId)
+    await first.close()
+
+    const second = createSqliteLedger({ path })
+    expect(await second.get(r.requestId)).toEqual(before)
+    expect(await second.getLease('camp-1')).toMatchObject({ known: true, maxEpochSeen: 3 })
+    expect(await second.getBoundTask('camp-1')).toMatchObject({ taskId: 'task-1' })
+    await second.close()
+  })
+
+  it('a second handle in the same process fails fast with LedgerLockedError', async () => {
+    const path = tempPath()
+    const owner = createSqliteLedger({ path })
+    const t0 = Date.now()
+    expect(() => createSqliteLedger({ path })).toThrow(LedgerLockedError)
+    expect(() => createSqliteLedger({ path })).toThrow(lockedMessage(path))
+    expect(Date.now() - t0).toBeLessThan(1_000)
+    await owner.close()
+    const next = createSqliteLedger({ path })
+    await next.close()
+  })
+})
+
+const CHILD = fileURLToPath(new URL('./fixtures/ledger-child.ts', import.meta.url))
+
+function child (...args: string[]): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: 'pipe' })
+}
+
+/** resolves once stdout shows `text`; listens without consuming, so the child can still write */
+async function untilOutput (p: ChildProcessWithoutNullStreams, text: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    let out = ''
+    const onData = (chunk: Buffer): void => {
+      out += String(chunk)
+      if (!out.includes(text)) return
+      p.stdout.off('data', onData)
+      p.off('exit', onExit)
+      resolve()
+    }
+    const onExit = (): void => { reject(new Error(`child ended without printing ${text}: ${out}`)) }
+    p.stdout.on('data', onData)
+    p.once('exit', onExit)
+  })
+}
+
+async function finished (p: ChildProcessWithoutNullStreams): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = ''
+  let stderr = ''
+  p.stdout.on('data', c => { stdout += String(c) })
+  p.stderr.on('data', c => { stderr += String(c) })
+  const [code] = await once(p, 'exit') as [number | null]
+  return { code, stdout, stderr }
+}
+
+describe('sqlite file across processes', () => {
+  it('one process owns the file: a second fails with a clear error until the first closes', async () => {
+    const path = tempPath()
+    // an existing, migrated file: the holder writes nothing, so the lock comes from the open alone
+    await createSqliteLedger({ path }).close()
+    const holder = child('hold', path)
+    await untilOutput(holder, 'ready')
+
+    const other = await finished(child('open', path))
+    expect(other.code).toBe(3)
+    expect(other.stderr).toContain(`locked: ${lockedMessage(path)}`)
+    expect(() => createSqliteLedger({ path })).toThrow(lockedMessage(path))
+
+    const done = finished(holder)
+    holder.stdin.end('close\n')
+    expect(await done).toMatchObject({ code: 0, stdout: expect.stringContaining('closed') })
+
+    const after = await finished(child('open', path))
+    expect(after.code).toBe(0)
+    expect(after.stdout).toContain('opened')
+    const ledger = createSqliteLedger({ path })
+    await ledger.close()
+  })
+
+  it('what a killed process wrote before its method resolved is there after restart', async () => {
+    const path = tempPath()
+    const writer = child('write', path, '50')
+    await untilOutput(writer, 'written')
+    writer.kill('SIGKILL')
+    await once(writer, 'exit')
+
+    const ledger = createSqliteLedger({ path })
+    const records = await ledger.listByCampaign('camp-1')
+    expect(records).toHaveLength(50)
+    expect(records.filter(r => r.state === 'applied')).toHaveLength(25)
+    expect(await ledger.expireAllPending(1)).toHaveLength(25)
+    await ledger.close()
+  })
+})
+
+describe('sqlite file size', () => {
+  it('100,000 records of realistic size stay well below 200 MB', { timeout: 30_000 }, async () => {
+    const path = tempPath()
+    const ledger = createSqliteLedger({ path })
+    const db = sqliteDatabaseOf(ledger)!
+    const t0 = Date.now()
+    for (let batch = 0; batch < 100; batch++) {
+      db.exec('BEGIN') // one commit per 1,000 records: the size, not the fsync rate, is measured here
+      for (let j = 0; j < 1_000; j++) {
+        const i = batch * 1_000 + j
+        const r = pendingRecord({
+          requestId: `req-${i.toString(36)}-${randomBytes(8).toString('hex')}`,
+          campaignId: `campaign-${i % 100}`,
+          caller: 'controller-team-a',
+          paramsHash: randomBytes(32).toString('hex'),
+          params: { intervention: { kind: 'adjust_learning_rate', value: 0.0003, step: i, reason: `plateau after warmup on shard ${i % 7}; lowering the rate for stability`, tags: ['auto', 'lr'] } },
+          owner: 'gateway-7f3c9a2b',
+          createdAt: 1_700_000_000_000 + i,
+          deadline: 1_700_000_090_000 + i
+        })
+        await ledger.insertPending(r)
+        await ledger.recordOutcome(r.requestId, {
+          state: 'applied',
+          answer: { httpStatus: 200, body: { requestId: r.requestId, campaignId: r.campaignId, accepted: true, lease: { controllerId: 'controller-team-a', epoch: 12, expiresAt: 1_700_000_600 } } },
+          outcomeCode: null,
+          taskId: null,
+          at: r.createdAt + 150
+        })
+      }
+      db.exec('COMMIT')
+    }
+    const sample = (await ledger.listByCampaign('campaign-3', { limit: 1 }))[0]!
+    expect(JSON.stringify(sample.params).length).toBeGreaterThan(150)
+    expect(JSON.stringify(sample.answer).length).toBeGreaterThan(150)
+    expect(await ledger.listByCampaign('campaign-42')).toHaveLength(1_000)
+    await ledger.close()
+    const wal = `${path}-wal`
+    const size = statSync(path).size + (existsSync(wal) ? statSync(wal).size : 0)
+    console.log(`ledger file size after 100000 records: ${size} bytes (${Date.now() - t0} ms to write)`)
+    expect(size).toBeLessThan(200 * 1024 * 1024)
+  })
+})
