@@ -56,6 +56,10 @@ export async function sendFault(request: FastifyRequest, reply: FastifyReply, fa
       await reply.code(200).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', id: rpcId, error }))
       return
     }
+    case 'result':
+      // a planted answer under the caller's own id: nothing is applied
+      await reply.code(200).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', id: rpcId, result: fault.result }))
+      return
     case 'oversized':
       reply.hijack()
       await writeOversized(reply.raw, base, fault.bytes, fault.mode)

@@ -136,6 +136,8 @@ export type Fault =
   | { kind: 'redirect'; status?: 301 | 302 | 307 | 308; location: string }
   | { kind: 'oversized'; bytes: number; mode: 'chunked' | 'content-length' }
   | { kind: 'rpc-error'; code: number; message: string; data?: unknown }
+  /** answers this JSON-RPC result under the request's id, applying nothing */
+  | { kind: 'result'; result: unknown }
   | { kind: 'wrong-id' }
   | { kind: 'invalid-json' }
   | { kind: 'argus-error'; code: ArgusErrorCode; placement: ArgusErrorPlacement }

@@ -45,6 +45,15 @@ describe('fault injection', () => {
     expect((await rpc(s, 'message/send', argusParams('campaign.list'), { id: 7 })).json).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32603, message: 'Internal error', data: { retry: false } } })
   })
 
+  it('result plants an answer under the request\'s own id and applies nothing', async () => {
+    const s = await start()
+    s.inject({ rpcMethod: 'tasks/cancel' }, { kind: 'result', result: { planted: true } }, 1)
+    expect((await rpc(s, 'tasks/cancel', { id: 'task-demo-1' }, { id: 'r-9' })).json).toEqual({ jsonrpc: '2.0', id: 'r-9', result: { planted: true } })
+    expect(s.getTask('task-demo-1')?.status).not.toMatchObject({ state: 'canceled' })
+    s.inject('health', { kind: 'result', result: {} }, 1)
+    expect((await call(s, 'GET', '/health')).json.status).toBe('ok')
+  })
+
   it('drop destroys a GET at once, and applies an rpc call before hanging up', async () => {
     const s = await start()
     s.inject('card', { kind: 'drop' }, 1)
