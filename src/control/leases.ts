@@ -1,0 +1,90 @@
+// Leases as the gateway knows them (docs/design.md#leases). Local state can refuse, never
+// authorise: when it is unknown the remote is asked with a fresh `read_control` (never a
+// coalesced one), and a mutation is refused before anything is sent when the lease is
+// another controller's or expires within the safety margin.
+import type { Ledger } from '../ledger/types.js'
+import type { Discovery } from '../discovery/discovery.js'
+import type { UpstreamClient } from '../upstream/client.js'
+import { readFailure } from '../argus/read-errors.js'
+import { GatewayError } from '../errors.js'
+import { parseLeaseResult, wireParams, type Lease } from './wire.js'
+
+export interface LeaseKeeperOptions {
+  ledger: Ledger
+  client: UpstreamClient
+  discovery: Discovery
+  leaseSafetyMs: number
+  readTimeoutMs: number
+  now: () => number
+}
+
+export interface LeaseKeeper {
+  /** the remote's lease now, recorded as known; an epoch below one seen is invalid */
+  fresh: (campaignId: string) => Promise<Lease | null>
+  /** the caller's lease, or a refusal (lease_not_held / lease_expired) with nothing sent */
+  require: (campaignId: string, controllerId: string) => Promise<Lease>
+  /** a lease the remote returned for a mutation: checked against the epochs seen, then kept */
+  accept: (campaignId: string, lease: Lease) => Promise<boolean>
+  forget: (campaignId: string) => Promise<void>
+}
+
+export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
+  async function belowSeen (campaignId: string, lease: Lease | null): Promise<boolean> {
+    if (lease === null) return false
+    const view = await o.ledger.getLease(campaignId)
+    return view !== undefined && lease.epoch < view.maxEpochSeen
+  }
+
+  async function fresh (campaignId: string): Promise<Lease | null> {
+    const method = o.discovery.snapshot().controlMethods.read_control
+    if (method === undefined) {
+      const cap = o.discovery.capability('control.read_control')
+      throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
+    }
+    let r
+    try {
+      r = await o.client.rpc({ method, params: wireParams.readControl(campaignId), op: 'read_control', kind: 'read', deadline: o.now() + o.readTimeoutMs })
+    } catch (err) {
+      throw readFailure(err)
+    }
+    if (!r.ok) {
+      if (r.error.code === -32601) {
+        o.discovery.markMethodNotFound('control.read_control')
+        throw new GatewayError('capability_unavailable', { missingPrerequisites: ['operation read_control answered method not found'] })
+      }
+      throw new GatewayError('upstream_rejected')
+    }
+    const parsed = parseLeaseResult(r.result)
+    if (parsed === undefined) throw new GatewayError('upstream_invalid_response')
+    if (await belowSeen(campaignId, parsed.lease)) {
+      await o.ledger.markLeaseUnknown(campaignId, o.now())
+      throw new GatewayError('upstream_invalid_response', { message: 'The remote returned an epoch lower than one already seen.' })
+    }
+    await o.ledger.putLease(campaignId, parsed.lease, o.now())
+    return parsed.lease
+  }
+
+  return {
+    fresh,
+    require: async (campaignId, controllerId) => {
+      const view = await o.ledger.getLease(campaignId)
+      const lease = view?.known === true ? view.lease : await fresh(campaignId)
+      if (lease === null || lease.controllerId !== controllerId) {
+        throw new GatewayError('lease_not_held', { message: 'The caller does not hold the lease of this campaign; claim it first.' })
+      }
+      if (lease.expiresAt * 1000 - o.now() < o.leaseSafetyMs) {
+        throw new GatewayError('lease_expired', { message: 'The lease has expired or expires within the safety margin; renew or claim it.' })
+      }
+      return lease
+    },
+    accept: async (campaignId, lease) => {
+      if (await belowSeen(campaignId, lease)) {
+        await o.ledger.markLeaseUnknown(campaignId, o.now())
+        return false
+      }
+      await o.ledger.putLease(campaignId, lease, o.now())
+      return true
+    },
+    forget: async (campaignId) => { await o.ledger.markLeaseUnknown(campaignId, o.now()) }
+  }
+}

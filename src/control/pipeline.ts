@@ -1,0 +1,287 @@
+// The mutation pipeline (docs/design.md#order-of-checks): one ordered list of steps, the
+// first that fails answers. Authentication, scopes and the body cap come before it (the
+// HTTP layer); from the body rules on, every step is here and runs without Fastify.
+// A mutation is committed `pending` before it leaves, sent once through the mutation
+// dispatcher (no retry, a fresh connection), and its outcome written compare-and-set.
+import type { Logger } from 'pino'
+import type { Caller } from '../../schemas/callers.js'
+import { MUTATION_BODY_SCHEMAS } from '../../schemas/control.js'
+import type { CapabilityName, ControlOperation } from '../discovery/capabilities.js'
+import type { Discovery } from '../discovery/discovery.js'
+import { GatewayError, isGatewayError } from '../errors.js'
+import type { Ledger, MutationOperation, MutationRecord } from '../ledger/types.js'
+import type { UpstreamClient } from '../upstream/client.js'
+import { TaskSchema } from '../../schemas/a2a.js'
+import { readFailure } from '../argus/read-errors.js'
+import { ambiguousAnswer, reconcilePath } from '../ledger/ambiguous-answer.js'
+import { applyResult, type Applied } from './effects.js'
+import type { LeaseKeeper } from './leases.js'
+import { classifyAnswer, classifyFailure, type Classified } from './outcome.js'
+import { checkBodyRules, normaliseAliases, paramsHash, resolveRequestId } from './rules.js'
+import { wireParams, type Authority, type Lease } from './wire.js'
+
+export type MutationMetric = 'applied' | 'rejected' | 'ambiguous' | 'blocked' | 'replayed'
+
+export interface PipelineDeps {
+  ledger: Ledger
+  client: UpstreamClient
+  discovery: Discovery
+  leases: LeaseKeeper
+  instanceId: string
+  mutationTimeoutMs: number
+  readTimeoutMs: number
+  maxTaskResponseBytes: number
+  lockWaitMs: number
+  logger: Logger
+  now: () => number
+  onMutation?: (operation: MutationOperation, outcome: MutationMetric) => void
+}
+
+export interface MutationRequest {
+  operation: MutationOperation
+  campaignId: string
+  caller: Caller
+  body: unknown
+  /** the Idempotency-Key header, as received */
+  idempotencyKey: string | string[] | undefined
+}
+
+export interface MutationAnswer { httpStatus: number; body: unknown; replayed: boolean }
+
+/** the card's operation each mutation needs; submit rides on message/send */
+export const CONTROL_OPERATION: Record<MutationOperation, ControlOperation | undefined> = {
+  claim: 'claim_control',
+  renew: 'renew_control',
+  release: 'release_control',
+  intervene: 'intervene',
+  cancel: 'cancel',
+  submit: undefined
+}
+
+const TERMINAL = new Set(['completed', 'canceled', 'failed', 'rejected'])
+const GRACE_MS = 30_000
+
+// ---- the steps, in order; each exported for its unit test --------------------------------
+
+/** body rules (constraints, reserved fields), aliases, then the strict schema */
+export function parseBody (operation: MutationOperation, raw: unknown): Record<string, unknown> {
+  checkBodyRules(raw)
+  const parsed = MUTATION_BODY_SCHEMAS[operation].safeParse(normaliseAliases(raw))
+  if (!parsed.success) {
+    const fields = [...new Set(parsed.error.issues.map((i) => ['body', ...i.path.map(String)].join('.')))]
+    throw new GatewayError('invalid_request', { message: `Invalid or unknown field(s): ${fields.join(', ')}.` })
+  }
+  return parsed.data as Record<string, unknown>
+}
+
+/** the id's earlier use: another caller's (409), other params (422), in flight (409), or a replay */
+export function priorUse (existing: MutationRecord | undefined, caller: Caller, hash: string): MutationAnswer | undefined {
+  if (existing === undefined) return undefined
+  // nothing of another caller's request is shown, not even that its params differ
+  if (existing.caller !== caller.name) throw new GatewayError('idempotency_key_conflict')
+  if (existing.paramsHash !== hash) throw new GatewayError('idempotency_key_mismatch', { requestId: existing.requestId })
+  if (existing.state === 'pending' || existing.answer === null) throw new GatewayError('request_in_flight', { requestId: existing.requestId })
+  return { httpStatus: existing.answer.httpStatus, body: existing.answer.body, replayed: true }
+}
+
+/** controller mode, then this operation's own capability; answers the method to call */
+export function requireCapability (discovery: Discovery, operation: MutationOperation, body: Record<string, unknown>): string {
+  const snap = discovery.snapshot()
+  if (snap.mode !== 'controller') throw new GatewayError('capability_unavailable', { missingPrerequisites: snap.missingPrerequisites })
+  const unavailable = (name: CapabilityName): GatewayError | undefined => {
+    const cap = discovery.capability(name)
+    return cap.state === 'unavailable' ? new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] }) : undefined
+  }
+  const op = CONTROL_OPERATION[operation]
+  if (op !== undefined) {
+    const method = snap.controlMethods[op]
+    if (method === undefined) throw new GatewayError('capability_unavailable', { missingPrerequisites: snap.controlMissing[op] ?? [`operation ${op} is not advertised`] })
+    if (operation === 'cancel') {
+      const e = unavailable('a2a.tasks.get')
+      if (e !== undefined) throw e
+    }
+    return method
+  }
+  const e = unavailable('a2a.message.send') ?? (body.project !== undefined ? unavailable('control.project_selection') : undefined)
+  if (e !== undefined) throw e
+  return 'message/send'
+}
+
+/** any pending or ambiguous record of the campaign blocks every mutation of it */
+export async function ambiguityBlock (ledger: Ledger, campaignId: string): Promise<void> {
+  const open = await ledger.firstUnresolved(campaignId)
+  if (open !== undefined) {
+    throw new GatewayError('ambiguity_unresolved', {
+      message: `Request ${open.requestId} of this campaign is unresolved; reconcile or acknowledge it first.`,
+      requestId: open.requestId,
+      reconcile: reconcilePath(campaignId, open.requestId)
+    })
+  }
+}
+
+/** cancel targets the bound task only, and only while the remote says it is not terminal */
+export async function cancelTarget (d: PipelineDeps, campaignId: string): Promise<string> {
+  const bound = await d.ledger.getBoundTask(campaignId)
+  if (bound === undefined) throw new GatewayError('no_bound_task')
+  let r
+  try {
+    r = await d.client.rpc({ method: 'tasks/get', params: { id: bound.taskId, historyLength: 0 }, op: 'tasks.get', kind: 'read', maxBytes: d.maxTaskResponseBytes, deadline: d.now() + d.readTimeoutMs })
+  } catch (err) {
+    throw readFailure(err)
+  }
+  if (!r.ok) {
+    if (r.error.code === -32001) throw new GatewayError('not_found', { message: 'The bound task does not exist on the remote.' })
+    if (r.error.code === -32601) d.discovery.markMethodNotFound('a2a.tasks.get')
+    throw new GatewayError(r.error.code === -32601 ? 'capability_unavailable' : 'upstream_rejected')
+  }
+  const task = TaskSchema.safeParse(r.result)
+  if (!task.success || task.data.id !== bound.taskId) throw new GatewayError('upstream_invalid_response')
+  if (TERMINAL.has(task.data.status.state)) throw new GatewayError('task_not_cancelable', { message: `The bound task is already ${task.data.status.state}.` })
+  return bound.taskId
+}
+
+function wireFor (operation: MutationOperation, a: Authority, body: Record<string, unknown>, taskId: string | undefined): Record<string, unknown> {
+  switch (operation) {
+    case 'claim': return wireParams.claim(a.campaignId, a.controllerId, a.requestId, body.ttlSeconds as number)
+    case 'renew': return wireParams.renew(a, body.ttlSeconds as number)
+    case 'release': return wireParams.release(a)
+    case 'intervene': return wireParams.intervene(a, body.intervention as Record<string, unknown>)
+    case 'submit': return wireParams.submit(a, body.parts as unknown[], body.project as string | undefined)
+    case 'cancel': return wireParams.cancel(a, taskId ?? '')
+  }
+}
+
+// ---- the pipeline ---------------------------------------------------------------------
+
+export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Promise<MutationAnswer> {
+  const log = (req: MutationRequest, requestId: string, outcome: MutationMetric, started: number, extra: Record<string, unknown> = {}): void => {
+    d.onMutation?.(req.operation, outcome)
+    // never params: ids, outcome and timing are enough to follow a mutation
+    d.logger.info({ event: 'mutation', caller: req.caller.name, operation: req.operation, campaignId: req.campaignId, requestId, outcome, durationMs: d.now() - started, ...extra }, 'mutation')
+  }
+
+  const ledgerCall = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn()
+    } catch (err) {
+      if (isGatewayError(err)) throw err
+      d.logger.error({ err }, 'ledger call failed')
+      throw new GatewayError('ledger_unavailable', { cause: err })
+    }
+  }
+
+  return async (req) => {
+    const started = d.now()
+    const body = parseBody(req.operation, req.body)
+    const requestId = resolveRequestId(body.requestId as string | undefined, req.idempotencyKey)
+    const controllerId = req.caller.controllerId
+    if (controllerId === undefined) throw new GatewayError('forbidden', { message: 'The caller has no controllerId.' })
+    const hash = paramsHash(req.operation, req.campaignId, body)
+
+    const replay = (a: MutationAnswer): MutationAnswer => {
+      log(req, requestId, 'replayed', started)
+      return a
+    }
+    const prior = priorUse(await ledgerCall(() => d.ledger.get(requestId)), req.caller, hash)
+    if (prior !== undefined) return replay(prior)
+
+    let release: (() => Promise<void>) | undefined
+    let sent = false
+    try {
+      const method = requireCapability(d.discovery, req.operation, body)
+      release = await ledgerCall(() => d.ledger.lockCampaign(req.campaignId, d.lockWaitMs))
+      if (release === undefined) throw new GatewayError('campaign_busy', { requestId })
+      // the same id may have finished while this request waited for the campaign
+      const again = priorUse(await ledgerCall(() => d.ledger.get(requestId)), req.caller, hash)
+      if (again !== undefined) return replay(again)
+      await ledgerCall(() => ambiguityBlock(d.ledger, req.campaignId))
+      const lease: Lease | undefined = req.operation === 'claim' ? undefined : await d.leases.require(req.campaignId, controllerId)
+      const boundTaskId = req.operation === 'cancel' ? await cancelTarget(d, req.campaignId) : undefined
+      const authority: Authority = { campaignId: req.campaignId, controllerId, epoch: lease?.epoch ?? 0, requestId }
+
+      const at = d.now()
+      const inserted = await ledgerCall(() => d.ledger.insertPending({
+        requestId,
+        campaignId: req.campaignId,
+        caller: req.caller.name,
+        operation: req.operation,
+        paramsHash: hash,
+        params: body,
+        controllerEpoch: lease?.epoch ?? null,
+        owner: d.instanceId,
+        deadline: at + d.mutationTimeoutMs + GRACE_MS,
+        createdAt: at
+      }))
+      if (inserted === 'exists') {
+        const raced = priorUse(await ledgerCall(() => d.ledger.get(requestId)), req.caller, hash)
+        if (raced !== undefined) return replay(raced)
+        throw new GatewayError('request_in_flight', { requestId })
+      }
+
+      sent = true
+      let classified: Classified
+      try {
+        const r = await d.client.rpc({ method, params: wireFor(req.operation, authority, body, boundTaskId), op: CONTROL_OPERATION[req.operation] ?? 'submit', kind: 'mutation', id: requestId })
+        classified = classifyAnswer(r)
+      } catch (err) {
+        classified = classifyFailure(err)
+      }
+      return await settle(req, requestId, started, classified, { lease, boundTaskId, controllerId })
+    } catch (err) {
+      if (!sent) log(req, requestId, 'blocked', started, { code: isGatewayError(err) ? err.code : 'internal_error' })
+      throw err
+    } finally {
+      await release?.()
+    }
+  }
+
+  async function settle (req: MutationRequest, requestId: string, started: number, c: Classified, ctx: { lease: Lease | undefined; boundTaskId: string | undefined; controllerId: string }): Promise<MutationAnswer> {
+    const { campaignId, operation } = req
+    let state: 'applied' | 'rejected' | 'ambiguous'
+    let answer: Applied
+    let why: string | undefined
+    if (c.cls === 'result') {
+      const applied = await applyResult({ operation, campaignId, requestId, controllerId: ctx.controllerId, lease: ctx.lease, boundTaskId: ctx.boundTaskId, leases: d.leases, ledger: d.ledger, now: d.now }, c.result)
+        .catch((err: unknown) => {
+          d.logger.error({ err, requestId }, 'recording the effects of an applied mutation failed')
+          return undefined
+        })
+      state = applied === undefined ? 'ambiguous' : 'applied'
+      answer = applied ?? { ...ambiguousAnswer(campaignId, requestId), taskId: null }
+      if (applied === undefined) why = 'the result does not have the expected shape'
+    } else if (c.cls === 'rejected') {
+      state = 'rejected'
+      const e = new GatewayError(c.code, { requestId })
+      answer = { httpStatus: e.statusCode, body: e.toBody(), taskId: null }
+      why = c.why
+      const op = CONTROL_OPERATION[operation]
+      if (c.methodNotFound) d.discovery.markMethodNotFound(op !== undefined ? `control.${op}` : 'a2a.message.send')
+    } else {
+      state = 'ambiguous'
+      answer = { ...ambiguousAnswer(campaignId, requestId), taskId: null }
+      why = c.why
+    }
+    // our view of the lease is wrong or unproven after these
+    if (state === 'ambiguous' || (c.cls === 'rejected' && c.leaseRefused)) await d.leases.forget(campaignId).catch(() => undefined)
+
+    let written = false
+    try {
+      written = await d.ledger.recordOutcome(requestId, { state, answer: { httpStatus: answer.httpStatus, body: answer.body }, outcomeCode: codeOf(answer), taskId: answer.taskId, at: d.now() })
+    } catch (err) {
+      d.logger.error({ err, requestId }, 'writing a mutation outcome failed')
+    }
+    if (!written) {
+      // the ledger cannot vouch for this outcome (or another replica already turned it
+      // ambiguous): the caller is told what the ledger will say
+      log(req, requestId, 'ambiguous', started, { why: 'the outcome could not be written' })
+      return { ...ambiguousAnswer(campaignId, requestId), replayed: false }
+    }
+    log(req, requestId, state, started, why !== undefined ? { why } : {})
+    return { httpStatus: answer.httpStatus, body: answer.body, replayed: false }
+  }
+}
+
+function codeOf (a: Applied): string | null {
+  const b = a.body as { error?: { code?: unknown } } | null
+  return typeof b?.error?.code === 'string' ? b.error.code : null
+}

@@ -1,0 +1,105 @@
+// The campaign control plane as one plain factory (docs/design.md#campaign-control): the
+// mutation pipeline, lease reads, the request listing, reconcile and acknowledge, and the
+// sweep that turns overdue `pending` records ambiguous. No Fastify: the plugin wires it in.
+import type { Logger } from 'pino'
+import type { Caller } from '../../schemas/callers.js'
+import type { RequestView } from '../../schemas/control.js'
+import type { Discovery } from '../discovery/discovery.js'
+import { GatewayError } from '../errors.js'
+import type { Ledger, MutationOperation, RecordState } from '../ledger/types.js'
+import type { UpstreamClient } from '../upstream/client.js'
+import { createLeaseKeeper } from './leases.js'
+import { createPipeline, type MutationAnswer, type MutationMetric, type MutationRequest } from './pipeline.js'
+import { createResolver, type Resolver } from './resolve.js'
+import { requestView } from './views.js'
+import type { Lease } from './wire.js'
+
+export interface ControlPlaneOptions {
+  ledger: Ledger
+  client: UpstreamClient
+  discovery: Discovery
+  leaseSafetyMs: number
+  mutationTimeoutMs: number
+  readTimeoutMs: number
+  maxTaskResponseBytes: number
+  /** this process, as the owner of the pending records it writes */
+  instanceId: string
+  logger: Logger
+  now?: () => number
+  /** how long a mutation waits for its campaign (default 2 s) */
+  lockWaitMs?: number
+  /** how often overdue pending records are swept (default 10 s) */
+  sweepIntervalMs?: number
+  onMutation?: (operation: MutationOperation, outcome: MutationMetric) => void
+}
+
+export interface ControlPlane extends Resolver {
+  mutate: (req: MutationRequest) => Promise<MutationAnswer>
+  /** a fresh read_control (never coalesced), kept as the known lease */
+  readControl: (campaignId: string) => Promise<Lease | null>
+  listRequests: (campaignId: string, viewer: Caller, opts: { state?: RecordState; limit: number }) => Promise<RequestView[]>
+  getRequest: (campaignId: string, requestId: string, viewer: Caller) => Promise<RequestView>
+  /** at start: the pending records no process can still be waiting for become ambiguous */
+  start: () => Promise<void>
+  stop: () => void
+}
+
+export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
+  const now = o.now ?? Date.now
+  const leases = createLeaseKeeper({ ledger: o.ledger, client: o.client, discovery: o.discovery, leaseSafetyMs: o.leaseSafetyMs, readTimeoutMs: o.readTimeoutMs, now })
+  const mutate = createPipeline({
+    ledger: o.ledger,
+    client: o.client,
+    discovery: o.discovery,
+    leases,
+    instanceId: o.instanceId,
+    mutationTimeoutMs: o.mutationTimeoutMs,
+    readTimeoutMs: o.readTimeoutMs,
+    maxTaskResponseBytes: o.maxTaskResponseBytes,
+    lockWaitMs: o.lockWaitMs ?? 2000,
+    logger: o.logger,
+    now,
+    onMutation: o.onMutation
+  })
+  const resolver = createResolver({ ledger: o.ledger, client: o.client, discovery: o.discovery, leases, readTimeoutMs: o.readTimeoutMs, logger: o.logger, now })
+  let timer: NodeJS.Timeout | undefined
+
+  const logExpired = (ids: string[], why: string): void => {
+    for (const requestId of ids) o.logger.warn({ event: 'mutation', requestId, outcome: 'ambiguous', why }, 'pending mutation turned ambiguous')
+  }
+
+  async function sweep (): Promise<void> {
+    logExpired(await o.ledger.expirePending(now()), 'its deadline passed with no outcome written')
+  }
+
+  return {
+    ...resolver,
+    mutate,
+    readControl: async (campaignId) => {
+      if (o.discovery.snapshot().controlMethods.read_control === undefined) {
+        throw new GatewayError('capability_unavailable', { missingPrerequisites: [o.discovery.capability('control.read_control').reason] })
+      }
+      return await leases.fresh(campaignId)
+    },
+    listRequests: async (campaignId, viewer, opts) =>
+      (await o.ledger.listByCampaign(campaignId, opts)).map((r) => requestView(r, viewer)),
+    getRequest: async (campaignId, requestId, viewer) => {
+      const r = await o.ledger.get(requestId)
+      if (r === undefined || r.campaignId !== campaignId) throw new GatewayError('not_found', { message: 'No such request for this campaign.' })
+      return requestView(r, viewer)
+    },
+    start: async () => {
+      // one process owns an SQLite file: nobody can still be waiting on its pending records
+      if (o.ledger.kind === 'sqlite') logExpired(await o.ledger.expireAllPending(now()), 'the gateway restarted before its outcome was written')
+      else await sweep()
+      timer ??= setInterval(() => {
+        sweep().catch((err: unknown) => { o.logger.error({ err }, 'sweeping pending mutations failed') })
+      }, o.sweepIntervalMs ?? 10_000)
+      timer.unref()
+    },
+    stop: () => {
+      if (timer !== undefined) clearInterval(timer)
+      timer = undefined
+    }
+  }
+}

@@ -1,0 +1,117 @@
+// Resolving an ambiguous mutation (docs/design.md#reconcile-and-acknowledge). Reconcile asks
+// the remote once with `request_status` and the original id; it never re-sends the mutation
+// and never claims or renews. Acknowledge is an admin's decision, allowed only where
+// reconcile cannot help, and `assume_not_applied` only when the remote has provably moved
+// past the record's epoch.
+import type { Logger } from 'pino'
+import type { Caller } from '../../schemas/callers.js'
+import type { RequestView } from '../../schemas/control.js'
+import { readFailure } from '../argus/read-errors.js'
+import type { Discovery } from '../discovery/discovery.js'
+import { GatewayError } from '../errors.js'
+import type { Ledger, MutationRecord, Resolution } from '../ledger/types.js'
+import type { UpstreamClient } from '../upstream/client.js'
+import type { LeaseKeeper } from './leases.js'
+import { requestView } from './views.js'
+import { RequestStatusSchema, wireParams } from './wire.js'
+
+export interface ResolverDeps {
+  ledger: Ledger
+  client: UpstreamClient
+  discovery: Discovery
+  leases: LeaseKeeper
+  readTimeoutMs: number
+  logger: Logger
+  now: () => number
+}
+
+export interface Resolver {
+  reconcile: (campaignId: string, requestId: string, caller: Caller) => Promise<RequestView>
+  acknowledge: (campaignId: string, requestId: string, caller: Caller, body: { resolution: 'assume_applied' | 'assume_not_applied'; note: string }) => Promise<RequestView>
+}
+
+export function createResolver (d: ResolverDeps): Resolver {
+  async function recordOf (campaignId: string, requestId: string): Promise<MutationRecord> {
+    const r = await d.ledger.get(requestId)
+    if (r === undefined || r.campaignId !== campaignId) throw new GatewayError('not_found', { message: 'No such request for this campaign.' })
+    return r
+  }
+
+  async function finish (r: MutationRecord, to: 'applied' | 'not_applied', res: Resolution, taskId: string | null, viewer: Caller): Promise<RequestView> {
+    const resolved: MutationRecord = { ...r, state: to, taskId: taskId ?? r.taskId, resolution: res, updatedAt: res.at }
+    const view = requestView(resolved, null)
+    // a later replay of the request id tells the resolved state, not the old 504
+    if (!(await d.ledger.resolve(r.requestId, to, res, taskId, { httpStatus: 200, body: view }))) {
+      throw new GatewayError('request_in_flight', { requestId: r.requestId, message: 'The request was resolved concurrently; read it again.' })
+    }
+    if (to === 'applied' && r.operation === 'submit' && taskId !== null) {
+      await d.ledger.setBoundTask({ campaignId: r.campaignId, taskId, requestId: r.requestId, boundAt: res.at })
+    }
+    // whatever the record did to the lease, the gateway no longer knows it
+    await d.leases.forget(r.campaignId)
+    d.logger.info({ event: 'mutation', caller: res.by, operation: r.operation, campaignId: r.campaignId, requestId: r.requestId, outcome: to, resolution: res.kind }, 'mutation resolved')
+    const fresh = await d.ledger.get(r.requestId)
+    return requestView(fresh ?? resolved, viewer)
+  }
+
+  function unresolved (r: MutationRecord, viewer: Caller): RequestView | undefined {
+    if (r.state === 'pending') throw new GatewayError('request_in_flight', { requestId: r.requestId })
+    return r.state === 'ambiguous' ? undefined : requestView(r, viewer)
+  }
+
+  return {
+    reconcile: async (campaignId, requestId, caller) => {
+      const r = await recordOf(campaignId, requestId)
+      const settled = unresolved(r, caller)
+      if (settled !== undefined) return settled
+      const method = d.discovery.snapshot().controlMethods.request_status
+      if (method === undefined) {
+        throw new GatewayError('capability_unavailable', { requestId, missingPrerequisites: [d.discovery.capability('control.request_status').reason] })
+      }
+      const fail = async (e: GatewayError): Promise<never> => {
+        await d.ledger.noteReconcileFailure(requestId, d.now())
+        throw e
+      }
+      let answer
+      try {
+        answer = await d.client.rpc({ method, params: wireParams.requestStatus(campaignId, requestId), op: 'request_status', kind: 'read', deadline: d.now() + d.readTimeoutMs })
+      } catch (err) {
+        return await fail(readFailure(err, requestId))
+      }
+      if (!answer.ok) {
+        if (answer.error.code === -32601) d.discovery.markMethodNotFound('control.request_status')
+        return await fail(new GatewayError(answer.error.code === -32601 ? 'capability_unavailable' : 'upstream_rejected', { requestId }))
+      }
+      const status = RequestStatusSchema.safeParse(answer.result)
+      // the answer must be about this very request, or it proves nothing
+      if (!status.success || status.data.request_id !== requestId) {
+        return await fail(new GatewayError('upstream_invalid_response', { requestId, message: 'The remote did not answer about this request id.' }))
+      }
+      const taskId = status.data.task_id ?? null
+      if (status.data.state === 'applied' && r.operation === 'submit' && taskId === null) {
+        return await fail(new GatewayError('upstream_invalid_response', { requestId, message: 'The remote reports the submission applied without its task id.' }))
+      }
+      const res: Resolution = { kind: 'reconcile', by: caller.name, at: d.now(), note: null, resolution: null }
+      return await finish(r, status.data.state, res, status.data.state === 'applied' ? taskId : null, caller)
+    },
+
+    acknowledge: async (campaignId, requestId, caller, body) => {
+      const r = await recordOf(campaignId, requestId)
+      if (r.state === 'pending') throw new GatewayError('request_in_flight', { requestId })
+      if (r.state !== 'ambiguous') throw new GatewayError('acknowledge_unsafe', { requestId, message: 'Only an ambiguous request can be acknowledged.' })
+      const canReconcile = d.discovery.snapshot().controlMethods.request_status !== undefined
+      if (canReconcile && r.reconcileFailures === 0) {
+        throw new GatewayError('acknowledge_unsafe', { requestId, message: 'The remote offers request_status: reconcile the request first.' })
+      }
+      if (body.resolution === 'assume_not_applied' && r.controllerEpoch !== null) {
+        // only a higher epoch proves the remote now rejects the old mutation
+        const lease = await d.leases.fresh(campaignId)
+        if (lease === null || lease.epoch <= r.controllerEpoch) {
+          throw new GatewayError('acknowledge_unsafe', { requestId, message: 'The remote does not show an epoch above the request\'s; it could still apply.' })
+        }
+      }
+      const res: Resolution = { kind: 'acknowledge', by: caller.name, at: d.now(), note: body.note, resolution: body.resolution }
+      return await finish(r, body.resolution === 'assume_applied' ? 'applied' : 'not_applied', res, null, caller)
+    }
+  }
+}
