@@ -9,7 +9,7 @@ const health: FastifyPluginAsyncZod = async (app) => {
   app.get('/readyz', { schema: { hide: true, response: { 200: ReadySchema, 503: ReadySchema } } }, async (_request, reply) => {
     const snap = app.discovery.snapshot()
     const card = snap.card !== undefined
-    const ledger = await app.ledgerReachable()
+    const ledger = await app.ledger.ping()
     const body = { ready: card && ledger, checks: { card, ledger }, mode: snap.mode }
     return reply.code(body.ready ? 200 : 503).send(body)
   })

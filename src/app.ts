@@ -19,19 +19,16 @@ import openapi from './plugins/openapi.js'
 import upstream from './plugins/upstream.js'
 import discovery from './plugins/discovery.js'
 import argus from './plugins/argus.js'
+import ledger from './plugins/ledger.js'
+import control from './plugins/control.js'
 import healthRoutes from '../routes/health.js'
 import upstreamRoutes from '../routes/upstream.js'
 import supervisorRoutes from '../routes/supervisor.js'
 import tasksRoutes from '../routes/tasks.js'
+import controlRoutes from '../routes/control.js'
+import requestRoutes from '../routes/requests.js'
 
 export const BODY_LIMIT = 64 * 1024
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** placeholder until the ledger plugin arrives: the health route's ledger probe */
-    ledgerReachable: () => Promise<boolean>
-  }
-}
 
 export interface AppDeps {
   config: Config
@@ -70,13 +67,16 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(upstream)
   await app.register(discovery)
   await app.register(argus)
-  // domain: ledger and control plane register here
-  app.decorate('ledgerReachable', async () => true)
+  // domain: the durable record of mutations, and the control plane that writes it
+  await app.register(ledger)
+  await app.register(control)
 
   // routes
   await app.register(healthRoutes)
   await app.register(upstreamRoutes)
   await app.register(supervisorRoutes)
   await app.register(tasksRoutes)
+  await app.register(controlRoutes)
+  await app.register(requestRoutes)
   return app
 }

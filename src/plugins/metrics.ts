@@ -18,6 +18,8 @@ export interface GatewayMetrics {
   readCoalesced: Counter
   /** gauges read the discovery state at scrape time */
   bindDiscovery: (read: () => { capabilities: Record<string, { state: string }>; mode: string }) => void
+  /** the ambiguous-mutations gauge counts the ledger's unresolved records at scrape time */
+  bindLedger: (countAmbiguous: () => Promise<number>) => void
 }
 
 export function createMetrics (): GatewayMetrics {
@@ -25,15 +27,29 @@ export function createMetrics (): GatewayMetrics {
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
   let readDiscovery: (() => { capabilities: Record<string, { state: string }>; mode: string }) | undefined
+  let countAmbiguous: (() => Promise<number>) | undefined
   return {
     bindDiscovery: (read) => { readDiscovery = read },
+    bindLedger: (count) => { countAmbiguous = count },
     registry,
     httpRequests: new Counter({ name: 'gateway_http_requests_total', help: 'HTTP requests served', labelNames: ['route', 'method', 'status'], registers }),
     httpDuration: new Histogram({ name: 'gateway_http_request_duration_seconds', help: 'HTTP request duration', labelNames: ['route', 'method'], registers }),
     upstreamRequests: new Counter({ name: 'gateway_upstream_requests_total', help: 'Upstream exchanges by logical operation and outcome', labelNames: ['rpc_method', 'outcome'], registers }),
     upstreamDuration: new Histogram({ name: 'gateway_upstream_request_duration_seconds', help: 'Upstream exchange duration', labelNames: ['rpc_method'], registers }),
     mutations: new Counter({ name: 'gateway_mutations_total', help: 'Mutations by operation and outcome', labelNames: ['operation', 'outcome'], registers }),
-    ambiguousMutations: new Gauge({ name: 'gateway_ambiguous_mutations', help: 'Unresolved ambiguous mutations', registers }),
+    ambiguousMutations: new Gauge({
+      name: 'gateway_ambiguous_mutations',
+      help: 'Unresolved ambiguous mutations',
+      registers,
+      async collect () {
+        if (countAmbiguous === undefined) return
+        try {
+          this.set(await countAmbiguous())
+        } catch {
+          // an unreachable ledger leaves the last value rather than failing the whole scrape
+        }
+      }
+    }),
     capabilityAvailable: new Gauge({
       name: 'gateway_capability_available',
       help: '1 when the logical capability is available',

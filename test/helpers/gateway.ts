@@ -52,6 +52,8 @@ export async function startGateway (o: GatewayOverrides = {}): Promise<TestGatew
     HOST: '127.0.0.1',
     PORT: '0',
     METRICS_PORT: '0',
+    // each test gateway owns a ledger of its own; crash tests pass a file
+    GATEWAY_LEDGER_URL: 'sqlite::memory:',
     LOG_LEVEL: 'trace',
     UPSTREAM_READ_TIMEOUT_MS: '4000',
     UPSTREAM_CONNECT_TIMEOUT_MS: '2000',

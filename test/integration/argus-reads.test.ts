@@ -155,7 +155,7 @@ describe('FastA2A 0.5 task states', () => {
   })
 
   it('a2a capabilities turn available on their first valid result', async () => {
-    const { g } = await setup({ profile: 'openoperator' })
+    const { g } = await setup({ profile: 'openoperator', taskSteps: 1 })
     const before = (await get(g, '/v1/upstream')).body.capabilities
     expect(before['a2a.message.send'].state).toBe('tentative')
     expect(before['a2a.tasks.get'].state).toBe('tentative')

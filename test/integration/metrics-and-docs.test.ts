@@ -45,7 +45,21 @@ describe('OpenAPI', () => {
     gw = await startGateway({ simulator: sim })
     const spec = (await call(`${gw.url}/openapi.json`)).body
     expect(spec.openapi).toMatch(/^3\./)
-    expect(Object.keys(spec.paths).sort()).toEqual(['/v1/campaigns', '/v1/supervisor/health', '/v1/supervisor/status', '/v1/tasks/{taskId}', '/v1/upstream', '/v1/upstream/refresh'])
+    expect(Object.keys(spec.paths).sort()).toEqual([
+      '/v1/campaigns',
+      '/v1/campaigns/{campaignId}/cancel',
+      '/v1/campaigns/{campaignId}/control',
+      '/v1/campaigns/{campaignId}/control/claim',
+      '/v1/campaigns/{campaignId}/control/release',
+      '/v1/campaigns/{campaignId}/control/renew',
+      '/v1/campaigns/{campaignId}/interventions',
+      '/v1/campaigns/{campaignId}/requests',
+      '/v1/campaigns/{campaignId}/requests/{requestId}',
+      '/v1/campaigns/{campaignId}/requests/{requestId}/acknowledge',
+      '/v1/campaigns/{campaignId}/requests/{requestId}/reconcile',
+      '/v1/campaigns/{campaignId}/submissions',
+      '/v1/supervisor/health', '/v1/supervisor/status', '/v1/tasks/{taskId}', '/v1/upstream', '/v1/upstream/refresh'
+    ])
     expect(JSON.stringify(spec.paths['/v1/tasks/{taskId}'])).toContain('#/components/schemas/TaskProjection')
     expect(Object.keys(spec.components.schemas.TaskProjection.properties)).toContain('outcomeScope')
     const docs = await call(`${gw.url}/docs/`)

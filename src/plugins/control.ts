@@ -1,0 +1,31 @@
+// The campaign control plane as `app.control` (docs/design.md#campaign-control): its plain
+// factory wired to the ledger, the upstream client and discovery; at ready it turns the
+// pending records nobody can still be waiting for ambiguous, then sweeps overdue ones.
+import { randomUUID } from 'node:crypto'
+import fp from 'fastify-plugin'
+import type { Logger } from 'pino'
+import { createControlPlane, type ControlPlane } from '../control/plane.js'
+
+declare module 'fastify' {
+  interface FastifyInstance { control: ControlPlane }
+}
+
+export default fp(async (app) => {
+  const { upstream: u, leaseSafetyMs } = app.gatewayConfig
+  const control = createControlPlane({
+    ledger: app.ledger,
+    client: app.upstream,
+    discovery: app.discovery,
+    leaseSafetyMs,
+    mutationTimeoutMs: u.mutationTimeoutMs,
+    readTimeoutMs: u.readTimeoutMs,
+    maxTaskResponseBytes: u.maxTaskResponseBytes,
+    instanceId: randomUUID(),
+    logger: (app.log as Logger).child({ component: 'control' }),
+    onMutation: (operation, outcome) => app.metrics.mutations.inc({ operation, outcome })
+  })
+  app.metrics.bindLedger(() => app.ledger.countAmbiguous())
+  app.decorate('control', control)
+  app.addHook('onReady', async () => { await control.start() })
+  app.addHook('onClose', async () => { control.stop() })
+}, { name: 'control', dependencies: ['gateway-config', 'metrics', 'ledger', 'upstream', 'discovery'] })

@@ -1,0 +1,17 @@
+// The ledger as `app.ledger` (docs/design.md#ledger): opened from GATEWAY_LEDGER_URL before
+// the app serves — an SQLite file another process owns fails the start with a clear message
+// — and closed last, after the control plane has stopped.
+import fp from 'fastify-plugin'
+import type { Logger } from 'pino'
+import { createLedger } from '../ledger/index.js'
+import type { Ledger } from '../ledger/types.js'
+
+declare module 'fastify' {
+  interface FastifyInstance { ledger: Ledger }
+}
+
+export default fp(async (app) => {
+  const ledger = await createLedger(app.gatewayConfig.ledgerUrl, { logger: (app.log as Logger).child({ component: 'ledger' }) })
+  app.decorate('ledger', ledger)
+  app.addHook('onClose', async () => { await ledger.close() })
+}, { name: 'ledger', dependencies: ['gateway-config'] })

@@ -1,0 +1,117 @@
+// Crash safety of the SQLite ledger (docs/design.md#ledger): the gateway process is killed
+// with SIGKILL while a mutation is in flight, then restarted on the same ledger file. The
+// in-flight record comes back `ambiguous`, nothing is re-sent, every earlier record is still
+// there; and a second process on the same file refuses to start while the first owns it.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { sha256Hex } from '../../src/plugins/auth.js'
+import { startSimulator, type Simulator } from '../../src/simulator/index.js'
+import { call } from '../helpers/http.js'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const children: ChildProcess[] = []
+const cleanups: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill('SIGKILL')
+  for (const f of cleanups.splice(0)) await f()
+})
+
+interface Child { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> }
+
+function startChild (env: Record<string, string>): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'start'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  children.push(child)
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString() })
+  child.stderr!.on('data', (d: Buffer) => { err += d.toString() })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return { child, out: () => out, err: () => err, exited }
+}
+
+async function waitFor<T> (fn: () => T | undefined, ms: number, what: string): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = fn()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+const urlOf = async (c: Child): Promise<string> =>
+  await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(c.out())?.[1], 15_000, 'the gateway to listen')
+
+describe('a gateway killed mid-mutation', () => {
+  it('restarts on the same ledger with the in-flight record ambiguous, nothing re-sent, nothing lost', async () => {
+    const secret = `sim-${randomBytes(12).toString('hex')}`
+    const sim: Simulator = await startSimulator({ profile: 'campaign-control', secret })
+    cleanups.push(async () => { await sim.close() })
+    const dir = mkdtempSync(join(tmpdir(), 'oogw-crash-'))
+    cleanups.push(() => { rmSync(dir, { recursive: true, force: true }) })
+    const token = `tok-${randomBytes(12).toString('hex')}`
+    const env = {
+      OPENOPERATOR_URL: sim.url,
+      SPYNEL_AGENT_ZERO_API_KEY: secret,
+      GATEWAY_CALLERS: JSON.stringify([{ name: 'ops', tokenSha256: sha256Hex(token), scopes: ['read', 'control', 'admin'], controllerId: 'ctl-ops' }]),
+      GATEWAY_CONTROL_ENABLED: 'true',
+      GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}`,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'info'
+    }
+
+    const first = startChild(env)
+    const url = await urlOf(first)
+    const post = async (base: string, path: string, body: object) => await call(`${base}${path}`, { method: 'POST', token, body })
+    expect((await post(url, '/v1/campaigns/camp-k/control/claim', { requestId: 'claim-0001', ttlSeconds: 600 })).status).toBe(200)
+    expect((await post(url, '/v1/campaigns/camp-k/interventions', { requestId: 'iv-before-kill', intervention: { a: 1 } })).status).toBe(200)
+
+    // a second process on the same file refuses to start, saying why
+    const intruder = startChild({ ...env })
+    expect(await intruder.exited).not.toBe(0)
+    expect(intruder.err()).toMatch(/in use by another gateway process/)
+
+    // the remote holds the next intervention 1.5 s before applying it; the gateway dies meanwhile
+    sim.inject({ rpcMethod: 'campaign/intervene' }, { kind: 'delay', ms: 1500 }, 1)
+    const inFlight = post(url, '/v1/campaigns/camp-k/interventions', { requestId: 'iv-in-flight', intervention: { b: 2 } }).catch(() => undefined)
+    await waitFor(() => sim.rpcCalls().find((c) => c.id === 'iv-in-flight'), 10_000, 'the mutation to reach the remote')
+    first.child.kill('SIGKILL')
+    await first.exited
+    await inFlight
+    // the remote applies it after all: only request_status can tell
+    await waitFor(() => sim.control.applied().find((a) => a.requestId === 'iv-in-flight'), 5_000, 'the remote to apply it')
+    const interveneCalls = sim.rpcCalls().filter((c) => c.method === 'campaign/intervene').length
+
+    const second = startChild(env)
+    const url2 = await urlOf(second)
+    const rec = await call(`${url2}/v1/campaigns/camp-k/requests/iv-in-flight`, { token })
+    expect(rec.status).toBe(200)
+    expect(rec.body).toMatchObject({ state: 'ambiguous', operation: 'intervene', controllerEpoch: 1 })
+    const list = await call(`${url2}/v1/campaigns/camp-k/requests`, { token })
+    expect(list.body.requests.map((r: { requestId: string; state: string }) => `${r.requestId}:${r.state}`))
+      .toEqual(['iv-in-flight:ambiguous', 'iv-before-kill:applied', 'claim-0001:applied'])
+    expect(second.out()).toContain('the gateway restarted before its outcome was written')
+
+    // blocked until resolved; reconcile asks, never re-sends
+    const blocked = await post(url2, '/v1/campaigns/camp-k/interventions', { requestId: 'iv-after-restart', intervention: { c: 3 } })
+    expect(blocked.body.error.code).toBe('ambiguity_unresolved')
+    const reconciled = await post(url2, '/v1/campaigns/camp-k/requests/iv-in-flight/reconcile', {})
+    expect(reconciled.body.state).toBe('applied')
+    expect(sim.rpcCalls().filter((c) => c.method === 'campaign/intervene').length).toBe(interveneCalls)
+    for (const [id, n] of sim.control.requestCounts()) expect(n, id).toBe(1)
+
+    second.child.kill('SIGTERM')
+    expect(await second.exited).toBe(0)
+  }, 60_000)
+})
