@@ -7,6 +7,9 @@ import { CallersSchema, type Caller } from '../schemas/callers.js'
 
 export type Env = Record<string, string | undefined>
 
+/** what the embedded simulator plays (docs/design.md#embedded-default-and-simulator); OpenOperator today by default */
+export const SIMULATOR_PROFILES = ['openoperator', 'campaign-control', 'fasta2a', 'a2a-js'] as const
+
 const MiB = 1024 * 1024
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
@@ -31,7 +34,8 @@ const EnvSchema = z.object({
   METRICS_PORT: int(0, 65535).default(9464),
   GATEWAY_TRUST_PROXY: bool.default(false),
   GATEWAY_DISCOVERY_INTERVAL_MS: int(100, 86_400_000).default(60000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SIMULATOR_PROFILE: z.enum(SIMULATOR_PROFILES).default('openoperator')
 })
 
 export interface UpstreamConfig {
@@ -55,6 +59,8 @@ export interface Config {
   production: boolean
   /** no OPENOPERATOR_URL outside production: run the bundled simulator in-process */
   embeddedSimulator: boolean
+  /** the embedded simulator's profile (development only) */
+  simulatorProfile: typeof SIMULATOR_PROFILES[number]
   upstream: UpstreamConfig
   /** undefined outside production when no callers are configured: a dev token is generated */
   callers: Caller[] | undefined
@@ -197,6 +203,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   return {
     production,
     embeddedSimulator: e.OPENOPERATOR_URL === undefined,
+    simulatorProfile: e.SIMULATOR_PROFILE,
     upstream: {
       origin,
       basePath,

@@ -2,9 +2,9 @@
 // The bin entry: `start` (default) runs the gateway, `simulator` runs the OpenOperator
 // simulator alone. Configuration errors are printed (never a secret) and exit 1.
 import closeWithGrace from 'close-with-grace'
-import { ConfigError, loadConfig } from '../config.js'
+import { ConfigError, SIMULATOR_PROFILES, loadConfig } from '../config.js'
 import { startGatewayServer } from '../server.js'
-import { startSimulator } from '../simulator/index.js'
+import { startSimulator, type SimulatorProfile } from '../simulator/index.js'
 
 async function main (argv: string[]): Promise<void> {
   const command = argv[0] ?? 'start'
@@ -30,8 +30,12 @@ async function main (argv: string[]): Promise<void> {
   if (command === 'simulator') {
     const port = Number(process.env.SIMULATOR_PORT ?? process.env.PORT ?? 8090)
     const secret = process.env.SIMULATOR_SECRET ?? process.env.SPYNEL_AGENT_ZERO_API_KEY
-    const profile = (process.env.SIMULATOR_PROFILE ?? 'openoperator') as 'openoperator' | 'fasta2a' | 'a2a-js'
-    const sim = await startSimulator({ host: process.env.HOST ?? '127.0.0.1', port, secret, profile })
+    const profile = process.env.SIMULATOR_PROFILE ?? 'openoperator'
+    if (!(SIMULATOR_PROFILES as readonly string[]).includes(profile)) {
+      console.error(`SIMULATOR_PROFILE must be one of ${SIMULATOR_PROFILES.join(', ')}`)
+      process.exit(1)
+    }
+    const sim = await startSimulator({ host: process.env.HOST ?? '127.0.0.1', port, secret, profile: profile as SimulatorProfile })
     console.log(`simulator (${profile}) listening on ${sim.url}; JSON-RPC at ${sim.url}/a2a/${secret === undefined ? ' (no auth)' : ''}`)
     closeWithGrace({ delay: 5_000 }, async () => { await sim.close() })
     return

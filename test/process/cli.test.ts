@@ -3,6 +3,9 @@
 // embedded simulator and prints one dev token; production refuses to start without each required
 // variable, naming every one.
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { call } from '../helpers/http.js'
@@ -63,5 +66,28 @@ describe('the bin', () => {
     const p = run({ OPENOPERATOR_URL: 'http://openoperator.example' })
     expect(await p.exited).toBe(1)
     expect(p.err()).toMatch(/OPENOPERATOR_URL must be https/)
+  })
+
+  it('SIMULATOR_PROFILE=campaign-control GATEWAY_CONTROL_ENABLED=true: a newcomer claims, submits, intervenes and cancels with the dev token', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oogw-cli-'))
+    try {
+      const p = run({ HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', SIMULATOR_PROFILE: 'campaign-control', GATEWAY_CONTROL_ENABLED: 'true', GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}` })
+      const token = await waitFor(() => /dev token \(all scopes, this run only\): (\S+)/.exec(p.out())?.[1], 15_000)
+      const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(p.out())?.[1], 5_000)
+      const post = async (path: string, body: object) => await call(`${url}/v1/campaigns/demo${path}`, { method: 'POST', token, body })
+      expect((await call(`${url}/v1/upstream`, { token })).body.mode).toBe('controller')
+      const claimed = await post('/control/claim', { requestId: 'newcomer-claim-1', ttlSeconds: 300 })
+      expect(claimed.status, claimed.text).toBe(200)
+      expect(claimed.body.lease.controllerId).toBe('dev')
+      expect((await post('/submissions', { requestId: 'newcomer-submit-1', parts: [{ kind: 'text', text: 'hello' }] })).status).toBe(202)
+      expect((await post('/interventions', { requestId: 'newcomer-poke-1', intervention: { note: 'hi' } })).status).toBe(200)
+      expect((await post('/cancel', { requestId: 'newcomer-cancel-1' })).status).toBe(200)
+      const list = await call(`${url}/v1/campaigns/demo/requests`, { token })
+      expect(list.body.requests).toHaveLength(4)
+      p.child.kill('SIGTERM')
+      expect(await p.exited).toBe(0)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

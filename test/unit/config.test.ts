@@ -20,6 +20,13 @@ describe('configuration', () => {
     expect(c.ledgerUrl).toBe('sqlite:./data/ledger.db')
     expect(c.upstream).toMatchObject({ connectTimeoutMs: 5000, readTimeoutMs: 15000, mutationTimeoutMs: 10000, maxResponseBytes: 4 * 1024 * 1024, maxTaskResponseBytes: 16 * 1024 * 1024, cardMaxBytes: 1024 * 1024, authScheme: 'bearer' })
     expect(c).toMatchObject({ controlEnabled: false, leaseSafetyMs: 2000, rateLimitRead: 600, rateLimitControl: 60, host: '0.0.0.0', port: 8080, metricsPort: 9464, trustProxy: false, discoveryIntervalMs: 60000 })
+    // the embedded simulator plays OpenOperator as it is today: an observer's remote
+    expect(c.simulatorProfile).toBe('openoperator')
+  })
+
+  it('takes the embedded simulator\'s profile from SIMULATOR_PROFILE, and refuses an unknown one', () => {
+    expect(loadConfig({ SIMULATOR_PROFILE: 'campaign-control' }).simulatorProfile).toBe('campaign-control')
+    expect(problems({ SIMULATOR_PROFILE: 'anything' }).map((x) => x.split(':')[0])).toEqual(['SIMULATOR_PROFILE'])
   })
 
   it('in production names every missing required variable at once', () => {
