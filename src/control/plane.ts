@@ -89,6 +89,8 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
       return requestView(r, viewer)
     },
     start: async () => {
+      // local lease state is unknown after a restart: the next decision asks read_control
+      await o.ledger.forgetAllLeases(now())
       // one process owns an SQLite file: nobody can still be waiting on its pending records
       if (o.ledger.kind === 'sqlite') logExpired(await o.ledger.expireAllPending(now()), 'the gateway restarted before its outcome was written')
       else await sweep()

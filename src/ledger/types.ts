@@ -117,6 +117,8 @@ export interface Ledger {
   putLease: (campaignId: string, lease: LeaseView['lease'], at: number) => Promise<void>
   /** forget what we knew: the next lease decision calls read_control first */
   markLeaseUnknown: (campaignId: string, at: number) => Promise<void>
+  /** at start: nothing known before a restart is trusted (maxEpochSeen stays) */
+  forgetAllLeases: (at: number) => Promise<void>
 
   getBoundTask: (campaignId: string) => Promise<BoundTask | undefined>
   setBoundTask: (b: BoundTask) => Promise<void>

@@ -230,6 +230,15 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
         await ledger.markLeaseUnknown('camp-1', 2)
         expect(await ledger.getLease('camp-1')).toEqual({ campaignId: 'camp-1', known: false, lease, maxEpochSeen: 2, updatedAt: 2 })
       })
+
+      it('forgetAllLeases makes every lease unknown and keeps each maxEpochSeen', async () => {
+        await ledger.putLease('camp-1', { controllerId: 'alice', epoch: 3, expiresAt: 100 }, 1)
+        await ledger.putLease('camp-2', null, 1)
+        await ledger.forgetAllLeases(5)
+        expect(await ledger.getLease('camp-1')).toMatchObject({ known: false, maxEpochSeen: 3, updatedAt: 5 })
+        expect(await ledger.getLease('camp-2')).toMatchObject({ known: false, maxEpochSeen: 0, updatedAt: 5 })
+        expect(await ledger.getLease('camp-3')).toBeUndefined()
+      })
     })
 
     describe('bound tasks', () => {

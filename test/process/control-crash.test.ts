@@ -76,6 +76,7 @@ describe('a gateway killed mid-mutation', () => {
     const post = async (base: string, path: string, body: object) => await call(`${base}${path}`, { method: 'POST', token, body })
     expect((await post(url, '/v1/campaigns/camp-k/control/claim', { requestId: 'claim-0001', ttlSeconds: 600 })).status).toBe(200)
     expect((await post(url, '/v1/campaigns/camp-k/interventions', { requestId: 'iv-before-kill', intervention: { a: 1 } })).status).toBe(200)
+    expect((await post(url, '/v1/campaigns/camp-j/control/claim', { requestId: 'claim-0002', ttlSeconds: 600 })).status).toBe(200)
 
     // a second process on the same file refuses to start, saying why
     const intruder = startChild({ ...env })
@@ -103,12 +104,18 @@ describe('a gateway killed mid-mutation', () => {
       .toEqual(['iv-in-flight:ambiguous', 'iv-before-kill:applied', 'claim-0001:applied'])
     expect(second.out()).toContain('the gateway restarted before its outcome was written')
 
+    // a lease known before the restart is not trusted after it: read_control comes first
+    const reads = sim.rpcCalls().filter((c) => c.method === 'campaign/read_control').length
+    expect((await post(url2, '/v1/campaigns/camp-j/interventions', { requestId: 'iv-j-after', intervention: { d: 4 } })).status).toBe(200)
+    expect(sim.rpcCalls().filter((c) => c.method === 'campaign/read_control').length).toBe(reads + 1)
+
     // blocked until resolved; reconcile asks, never re-sends
     const blocked = await post(url2, '/v1/campaigns/camp-k/interventions', { requestId: 'iv-after-restart', intervention: { c: 3 } })
     expect(blocked.body.error.code).toBe('ambiguity_unresolved')
     const reconciled = await post(url2, '/v1/campaigns/camp-k/requests/iv-in-flight/reconcile', {})
     expect(reconciled.body.state).toBe('applied')
-    expect(sim.rpcCalls().filter((c) => c.method === 'campaign/intervene').length).toBe(interveneCalls)
+    expect(sim.rpcCalls().filter((c) => c.id === 'iv-in-flight')).toHaveLength(1)
+    expect(sim.rpcCalls().filter((c) => c.method === 'campaign/intervene').length).toBe(interveneCalls + 1) // iv-j-after only
     for (const [id, n] of sim.control.requestCounts()) expect(n, id).toBe(1)
 
     second.child.kill('SIGTERM')

@@ -96,6 +96,7 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
       s.putLease.run({ campaignId, controllerId: lease?.controllerId ?? null, epoch: lease?.epoch ?? null, expiresAt: lease?.expiresAt ?? null, at })
     },
     markLeaseUnknown: async (campaignId, at) => { s.markLeaseUnknown.run(campaignId, at) },
+    forgetAllLeases: async (at) => { s.forgetAllLeases.run(at) },
 
     getBoundTask: async (campaignId) => {
       const row = s.getBoundTask.get(campaignId)

@@ -47,6 +47,7 @@ export function prepareStatements (db: Database.Database) {
     // the lease last seen stays (meaningful only when known); maxEpochSeen never moves down
     markLeaseUnknown: db.prepare<[string, number]>(`INSERT INTO campaign_leases (campaign_id, known, updated_at) VALUES (?, 0, ?)
       ON CONFLICT (campaign_id) DO UPDATE SET known = 0, updated_at = excluded.updated_at`),
+    forgetAllLeases: db.prepare<[number]>('UPDATE campaign_leases SET known = 0, updated_at = ? WHERE known = 1'),
 
     getBoundTask: db.prepare<[string], BoundTaskRow>('SELECT * FROM bound_tasks WHERE campaign_id = ?'),
     setBoundTask: db.prepare<Params>(`INSERT INTO bound_tasks (campaign_id, task_id, request_id, bound_at)
