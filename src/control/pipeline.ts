@@ -160,16 +160,6 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
     d.logger.info({ event: 'mutation', caller: req.caller.name, operation: req.operation, campaignId: req.campaignId, requestId, outcome, durationMs: d.now() - started, ...extra }, 'mutation')
   }
 
-  const ledgerCall = async <T>(fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn()
-    } catch (err) {
-      if (isGatewayError(err)) throw err
-      d.logger.error({ err }, 'ledger call failed')
-      throw new GatewayError('ledger_unavailable', { cause: err })
-    }
-  }
-
   return async (req) => {
     const started = d.now()
     const body = parseBody(req.operation, req.body)
@@ -182,25 +172,25 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       log(req, requestId, 'replayed', started)
       return a
     }
-    const prior = priorUse(await ledgerCall(() => d.ledger.get(requestId)), req.caller, hash)
+    const prior = priorUse(await d.ledger.get(requestId), req.caller, hash)
     if (prior !== undefined) return replay(prior)
 
     let release: (() => Promise<void>) | undefined
     let sent = false
     try {
       const method = requireCapability(d.discovery, req.operation, body)
-      release = await ledgerCall(() => d.ledger.lockCampaign(req.campaignId, d.lockWaitMs))
+      release = await d.ledger.lockCampaign(req.campaignId, d.lockWaitMs)
       if (release === undefined) throw new GatewayError('campaign_busy', { requestId })
       // the same id may have finished while this request waited for the campaign
-      const again = priorUse(await ledgerCall(() => d.ledger.get(requestId)), req.caller, hash)
+      const again = priorUse(await d.ledger.get(requestId), req.caller, hash)
       if (again !== undefined) return replay(again)
-      await ledgerCall(() => ambiguityBlock(d.ledger, req.campaignId))
+      await ambiguityBlock(d.ledger, req.campaignId)
       const lease: Lease | undefined = req.operation === 'claim' ? undefined : await d.leases.require(req.campaignId, controllerId)
       const boundTaskId = req.operation === 'cancel' ? await cancelTarget(d, req.campaignId) : undefined
       const authority: Authority = { campaignId: req.campaignId, controllerId, epoch: lease?.epoch ?? 0, requestId }
 
       const at = d.now()
-      const inserted = await ledgerCall(() => d.ledger.insertPending({
+      const inserted = await d.ledger.insertPending({
         requestId,
         campaignId: req.campaignId,
         caller: req.caller.name,
@@ -211,9 +201,9 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
         owner: d.instanceId,
         deadline: at + d.mutationTimeoutMs + GRACE_MS,
         createdAt: at
-      }))
+      })
       if (inserted === 'exists') {
-        const raced = priorUse(await ledgerCall(() => d.ledger.get(requestId)), req.caller, hash)
+        const raced = priorUse(await d.ledger.get(requestId), req.caller, hash)
         if (raced !== undefined) return replay(raced)
         throw new GatewayError('request_in_flight', { requestId })
       }

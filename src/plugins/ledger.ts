@@ -3,6 +3,7 @@
 // — and closed last, after the control plane has stopped.
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
+import { guardLedger } from '../ledger/guard.js'
 import { createLedger } from '../ledger/index.js'
 import type { Ledger } from '../ledger/types.js'
 
@@ -11,7 +12,8 @@ declare module 'fastify' {
 }
 
 export default fp(async (app) => {
-  const ledger = await createLedger(app.gatewayConfig.ledgerUrl, { logger: (app.log as Logger).child({ component: 'ledger' }) })
+  const logger = (app.log as Logger).child({ component: 'ledger' })
+  const ledger = guardLedger(await createLedger(app.gatewayConfig.ledgerUrl, { logger }), logger)
   app.decorate('ledger', ledger)
   app.addHook('onClose', async () => { await ledger.close() })
 }, { name: 'ledger', dependencies: ['gateway-config'] })
