@@ -2,43 +2,14 @@
 // docs/design.md#embedded-default-and-simulator): no configuration starts the gateway on the
 // embedded simulator and prints one dev token; production refuses to start without each required
 // variable, naming every one.
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { call } from '../helpers/http.js'
+import { startGatewayChild, waitFor } from '../helpers/child.js'
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
-const children: ChildProcess[] = []
-afterEach(() => { for (const c of children.splice(0)) c.kill('SIGKILL') })
-
-function cleanEnv (extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME }
-  return { ...env, ...extra }
-}
-
-function run (extra: Record<string, string>): { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'start'], { cwd: root, env: cleanEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] })
-  children.push(child)
-  let out = ''
-  let err = ''
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString() })
-  child.stderr!.on('data', (d: Buffer) => { err += d.toString() })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return { child, out: () => out, err: () => err, exited }
-}
-
-async function waitFor<T> (fn: () => T | undefined, ms: number): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = fn()
-    if (v !== undefined) return v
-    if (Date.now() > end) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+const run = startGatewayChild // the bin with a clean environment, killed after each test
 
 describe('the bin', () => {
   it('starts with no configuration: embedded simulator, dev token printed once, health works, SIGTERM exits 0', async () => {

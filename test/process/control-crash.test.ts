@@ -2,54 +2,20 @@
 // with SIGKILL while a mutation is in flight, then restarted on the same ledger file. The
 // in-flight record comes back `ambiguous`, nothing is re-sent, every earlier record is still
 // there; and a second process on the same file refuses to start while the first owns it.
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../src/plugins/auth.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { call } from '../helpers/http.js'
+import { listenUrlOf, startGatewayChild, waitFor } from '../helpers/child.js'
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
-const children: ChildProcess[] = []
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
-  for (const c of children.splice(0)) c.kill('SIGKILL')
   for (const f of cleanups.splice(0)) await f()
 })
-
-interface Child { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> }
-
-function startChild (env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'start'], {
-    cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  children.push(child)
-  let out = ''
-  let err = ''
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString() })
-  child.stderr!.on('data', (d: Buffer) => { err += d.toString() })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return { child, out: () => out, err: () => err, exited }
-}
-
-async function waitFor<T> (fn: () => T | undefined, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = fn()
-    if (v !== undefined) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
-
-const urlOf = async (c: Child): Promise<string> =>
-  await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(c.out())?.[1], 15_000, 'the gateway to listen')
 
 describe('a gateway killed mid-mutation', () => {
   it('restarts on the same ledger with the in-flight record ambiguous, nothing re-sent, nothing lost', async () => {
@@ -71,15 +37,15 @@ describe('a gateway killed mid-mutation', () => {
       LOG_LEVEL: 'info'
     }
 
-    const first = startChild(env)
-    const url = await urlOf(first)
+    const first = startGatewayChild(env)
+    const url = await listenUrlOf(first)
     const post = async (base: string, path: string, body: object) => await call(`${base}${path}`, { method: 'POST', token, body })
     expect((await post(url, '/v1/campaigns/camp-k/control/claim', { requestId: 'claim-0001', ttlSeconds: 600 })).status).toBe(200)
     expect((await post(url, '/v1/campaigns/camp-k/interventions', { requestId: 'iv-before-kill', intervention: { a: 1 } })).status).toBe(200)
     expect((await post(url, '/v1/campaigns/camp-j/control/claim', { requestId: 'claim-0002', ttlSeconds: 600 })).status).toBe(200)
 
     // a second process on the same file refuses to start, saying why
-    const intruder = startChild({ ...env })
+    const intruder = startGatewayChild({ ...env })
     expect(await intruder.exited).not.toBe(0)
     expect(intruder.err()).toMatch(/in use by another gateway process/)
 
@@ -94,8 +60,8 @@ describe('a gateway killed mid-mutation', () => {
     await waitFor(() => sim.control.applied().find((a) => a.requestId === 'iv-in-flight'), 5_000, 'the remote to apply it')
     const interveneCalls = sim.rpcCalls().filter((c) => c.method === 'campaign/intervene').length
 
-    const second = startChild(env)
-    const url2 = await urlOf(second)
+    const second = startGatewayChild(env)
+    const url2 = await listenUrlOf(second)
     const rec = await call(`${url2}/v1/campaigns/camp-k/requests/iv-in-flight`, { token })
     expect(rec.status).toBe(200)
     expect(rec.body).toMatchObject({ state: 'ambiguous', operation: 'intervene', controllerEpoch: 1 })

@@ -1,0 +1,41 @@
+// The bin as a child process, for tests that start, kill and restart it: `start` with a clean
+// environment (PATH and HOME plus what the test gives), stdout and stderr captured.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterEach } from 'vitest'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+
+export interface GatewayChild { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> }
+
+const children: ChildProcess[] = []
+afterEach(() => { for (const c of children.splice(0)) c.kill('SIGKILL') })
+
+export function startGatewayChild (env: Record<string, string>): GatewayChild {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'start'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  children.push(child)
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString() })
+  child.stderr!.on('data', (d: Buffer) => { err += d.toString() })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return { child, out: () => out, err: () => err, exited }
+}
+
+export async function waitFor<T> (fn: () => T | undefined, ms: number, what = 'a condition'): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = fn()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+/** the API URL the child logs once it listens */
+export const listenUrlOf = async (c: GatewayChild): Promise<string> =>
+  await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(c.out())?.[1], 15_000, 'the gateway to listen')
