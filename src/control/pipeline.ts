@@ -68,7 +68,11 @@ export function parseBody (operation: MutationOperation, raw: unknown): Record<s
   checkBodyRules(raw)
   const parsed = MUTATION_BODY_SCHEMAS[operation].safeParse(normaliseAliases(raw))
   if (!parsed.success) {
-    const fields = [...new Set(parsed.error.issues.map((i) => ['body', ...i.path.map(String)].join('.')))]
+    // an unknown key is named itself: it is the caller's own, and the likeliest mistake
+    const fields = [...new Set(parsed.error.issues.flatMap((i) => {
+      const at = ['body', ...i.path.map(String)].join('.')
+      return i.code === 'unrecognized_keys' ? i.keys.map((k) => `${at}.${k.slice(0, 64)}`) : [at]
+    }))]
     throw new GatewayError('invalid_request', { message: `Invalid or unknown field(s): ${fields.join(', ')}.` })
   }
   return parsed.data as Record<string, unknown>
@@ -261,6 +265,8 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       d.logger.error({ err, requestId }, 'writing a mutation outcome failed')
     }
     if (!written) {
+      // the record says ambiguous, so the lease this answer may have stored is unproven too
+      await d.leases.forget(campaignId).catch(() => undefined)
       // the ledger cannot vouch for this outcome (or another replica already turned it
       // ambiguous): the caller is told what the ledger will say
       log(req, requestId, 'ambiguous', started, { why: 'the outcome could not be written' })

@@ -30,24 +30,27 @@ const fold = (k: string): string => k.toLowerCase().replace(/[_-]/g, '')
 const CONSTRAINTS = fold('constraints')
 const RESERVED = new Set(['argus_supervisor', 'controller_id', 'controller_epoch'].map(fold))
 
-/** constraints_not_relaxable beats reserved_field, wherever each stands in the body */
+/**
+ * constraints_not_relaxable beats reserved_field, wherever each stands in the body. The walk
+ * uses its own stack, so no nesting depth (the 64 KiB body cap bounds it) can hide a key.
+ */
 export function checkBodyRules (body: unknown): void {
   let reserved: string | undefined
-  const visit = (v: unknown, depth: number): void => {
-    if (depth > 64) throw new GatewayError('invalid_request', { message: 'The body is nested too deeply.' })
+  const stack: unknown[] = [body]
+  while (stack.length > 0) {
+    const v = stack.pop()
     if (Array.isArray(v)) {
-      for (const x of v) visit(x, depth + 1)
-      return
+      for (const x of v) stack.push(x)
+      continue
     }
-    if (v === null || typeof v !== 'object') return
+    if (v === null || typeof v !== 'object') continue
     for (const [k, x] of Object.entries(v)) {
       const f = fold(k)
       if (f === CONSTRAINTS) throw new GatewayError('constraints_not_relaxable')
       if (reserved === undefined && (RESERVED.has(f) || k.toLowerCase().startsWith('urn:'))) reserved = k
-      visit(x, depth + 1)
+      stack.push(x)
     }
   }
-  visit(body, 0)
   if (reserved !== undefined) {
     throw new GatewayError('reserved_field', { message: `The field "${reserved.slice(0, 64)}" is reserved for the gateway.` })
   }

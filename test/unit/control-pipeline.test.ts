@@ -146,13 +146,8 @@ describe('step 1: parseBody', () => {
     expect(await records(r)).toEqual([])
   })
 
-  // BUG (reported, src/control/rules.ts:37): the depth guard of checkBodyRules throws
-  // invalid_request as soon as the walk passes depth 64, so a `constraints` key at the top
-  // level is never reached when a deeply nested sibling comes first in key order (and one
-  // below depth 64 is never seen at all). The contract: "at any depth … is 400
-  // constraints_not_relaxable". The route's preValidation calls the same function, so HTTP
-  // answers the same. Remove `.fails` once fixed.
-  it.fails('answers constraints_not_relaxable whatever else the body nests deeply', () => {
+  // a deep sibling first in key order must not hide a top-level constraints key
+  it('answers constraints_not_relaxable whatever else the body nests deeply', () => {
     let deep: unknown = 1
     for (let i = 0; i < 70; i++) deep = { a: deep }
     expect(refusalSync(() => parseBody('intervene', { intervention: deep, constraints: {} })).code).toBe('constraints_not_relaxable')
@@ -175,11 +170,8 @@ describe('step 1: parseBody', () => {
     expect(r.fake.calls).toEqual([])
   })
 
-  // BUG (reported, src/control/pipeline.ts:71): zod reports an unknown key as one
-  // `unrecognized_keys` issue with `path: []` and the names in `keys`, so the message reads
-  // "Invalid or unknown field(s): body." and names nothing (docs/design.md#rest-interface:
-  // "an unknown key is 400, named in the message"). Remove `.fails` once fixed.
-  it.fails('names the unknown key in the message', () => {
+  // zod reports unknown keys as one issue at the object, with the names in `keys`
+  it('names the unknown key in the message', () => {
     expect(refusalSync(() => parseBody('release', { requestId: 'req-strict01', force: true })).message).toContain('force')
   })
 
@@ -585,12 +577,8 @@ describe('step 8: pending before the send, the send, the outcome', () => {
     expect((await r.ledger.get(id))?.state).toBe('ambiguous')
   })
 
-  // BUG (reported, src/control/pipeline.ts settle(), lines 255 and 263 at 5cbb573): the lease
-  // is forgotten only when the *computed* state is ambiguous, before the compare-and-set;
-  // when the write loses, the `!written` branch answers 504 ambiguous_write but keeps the
-  // lease applyResult already stored as known. Contract §6: the local lease is unknown after an ambiguous result.
-  // Remove `.fails` once fixed.
-  it.fails('when the compare-and-set loses, the answer is ambiguous and so is the local lease', async () => {
+  // a sweep that turns the record ambiguous mid-call wins: the lease the result carried is unproven
+  it('when the compare-and-set loses, the answer is ambiguous and so is the local lease', async () => {
     const r = await rig()
     r.fake.on(CONTROL_METHODS.claim_control, async () => {
       await r.ledger.expirePending(T0 + 10 ** 9)
