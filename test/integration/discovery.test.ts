@@ -3,17 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'
 import { call } from '../helpers/http.js'
+import { CONTROL_METHODS } from '../helpers/fake-upstream.js'
 
 const URN = 'urn:openoperator:campaign-control:v1'
-const OPS = {
-  claim_control: 'campaign/claim_control',
-  read_control: 'campaign/read_control',
-  renew_control: 'campaign/renew_control',
-  release_control: 'campaign/release_control',
-  intervene: 'campaign/intervene',
-  request_status: 'campaign/request_status',
-  cancel: 'tasks/cancel'
-}
+// the seed's operations map, as the gateway's tests write it once
+const OPS = CONTROL_METHODS
 const withControl = (params: Record<string, unknown>) => (card: Record<string, unknown>) => ({
   ...card,
   capabilities: { ...(card.capabilities as object), extensions: [{ uri: URN, params }] }
