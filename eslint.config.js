@@ -25,6 +25,12 @@ export default tseslint.config(
     }
   },
   {
+    files: ['src/control/**', 'src/ledger/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify-*', '@fastify/*', '**/routes/**', '**/plugins/**', '**/simulator/**'], message: 'the control plane and the ledger are plain factories: no Fastify, no routes, no simulator' }] }]
+    }
+  },
+  {
     files: ['src/simulator/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['../upstream/**', '../discovery/**', '../argus/**', '../control/**', '../config*', '../errors*'], message: 'the simulator shares no wire or rule code with the gateway' }] }]
