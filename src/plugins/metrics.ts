@@ -15,6 +15,7 @@ export interface GatewayMetrics {
   controllerMode: Gauge
   discovery: Counter<'outcome'>
   rateLimited: Counter<'route'>
+  rateLimitStoreErrors: Counter
   readCoalesced: Counter
   /** gauges read the discovery state at scrape time */
   bindDiscovery: (read: () => { capabilities: Record<string, { state: string }>; mode: string }) => void
@@ -67,6 +68,7 @@ export function createMetrics (): GatewayMetrics {
     }),
     discovery: new Counter({ name: 'gateway_discovery_total', help: 'Agent card refreshes by outcome', labelNames: ['outcome'], registers }),
     rateLimited: new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused by the rate limit', labelNames: ['route'], registers }),
+    rateLimitStoreErrors: new Counter({ name: 'gateway_rate_limit_store_errors_total', help: 'Rate-limit store (Redis) calls that failed; the request was served (fail open)', registers }),
     readCoalesced: new Counter({ name: 'gateway_read_coalesced_total', help: 'Reads served by an identical upstream call already in flight', registers })
   }
 }
