@@ -22,7 +22,7 @@ interface Entry {
 export type ArgusFault = Extract<Fault, { kind: 'argus-error' | 'task-states' }>
 export type RequestFault = Exclude<Fault, ArgusFault>
 
-const RPC_ONLY: ReadonlySet<Fault['kind']> = new Set(['rpc-error', 'wrong-id', 'result'])
+const RPC_ONLY: ReadonlySet<Fault['kind']> = new Set(['rpc-error', 'wrong-id', 'result', 'raw-result'])
 
 export class FaultBook {
   private entries: Entry[] = []

@@ -60,6 +60,9 @@ export async function sendFault(request: FastifyRequest, reply: FastifyReply, fa
       // a planted answer under the caller's own id: nothing is applied
       await reply.code(200).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', id: rpcId, result: fault.result }))
       return
+    case 'raw-result':
+      await reply.code(200).type('application/json').send(`{"jsonrpc":"2.0","id":${JSON.stringify(rpcId)},"result":${fault.json}}`)
+      return
     case 'oversized':
       reply.hijack()
       await writeOversized(reply.raw, base, fault.bytes, fault.mode)

@@ -138,6 +138,8 @@ export type Fault =
   | { kind: 'rpc-error'; code: number; message: string; data?: unknown }
   /** answers this JSON-RPC result under the request's id, applying nothing */
   | { kind: 'result'; result: unknown }
+  /** the same with the result as JSON text, for results JSON.stringify cannot build (nesting deeper than its stack) */
+  | { kind: 'raw-result'; json: string }
   | { kind: 'wrong-id' }
   | { kind: 'invalid-json' }
   | { kind: 'argus-error'; code: ArgusErrorCode; placement: ArgusErrorPlacement }

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Client, Pool, buildConnector, type Dispatcher } from 'undici'
 import type { Logger } from 'pino'
 import { RpcResponseSchema, type RpcErrorObject } from '../../schemas/jsonrpc.js'
+import { exceedsDepth } from './json-depth.js'
 import { classifyTransportError, UpstreamCallError, type UpstreamOutcome } from './errors.js'
 
 export interface UpstreamClientOptions {
@@ -167,6 +168,8 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     } catch {
       json = undefined
     }
+    // deeper than the bound would overflow a serializer's stack on the way out (a 500)
+    if (exceedsDepth(json)) json = undefined
     const parsed = RpcResponseSchema.safeParse(json)
     if (!parsed.success || parsed.data.id !== id) {
       logRemoteFailure(op, ex.status, ex.body)
@@ -233,6 +236,8 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   return {
     rpc,
     get,
-    close: async () => { await readPool.close() }
+    // called once the API has stopped serving: an exchange still open belongs to a request the
+    // drain cut, or to a discovery refresh, so it is aborted rather than waited for
+    close: async () => { await readPool.destroy() }
   }
 }
