@@ -12,6 +12,7 @@ import gatewayConfig from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
 import requestId, { genReqId } from './plugins/request-id.js'
 import metricsPlugin, { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
+import authFailures from './plugins/auth-failures.js'
 import auth from './plugins/auth.js'
 import redis from './plugins/redis.js'
 import rateLimit from './plugins/rate-limit.js'
@@ -58,8 +59,9 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(errorHandler)
   await app.register(requestId)
   await app.register(metricsPlugin, { metrics: deps.metrics ?? createMetrics() })
-  await app.register(auth, { callers: deps.callers })
   await app.register(redis)
+  await app.register(authFailures, { perMinute: config.rateLimitAuthFailures })
+  await app.register(auth, { callers: deps.callers })
   await app.register(rateLimit, { read: config.rateLimitRead, control: config.rateLimitControl })
   await app.register(openapi)
 

@@ -29,6 +29,7 @@ const EnvSchema = z.object({
   GATEWAY_REDIS_URL: z.string().min(1).optional(),
   GATEWAY_RATE_LIMIT_READ: int(1, 10_000_000).default(600),
   GATEWAY_RATE_LIMIT_CONTROL: int(1, 10_000_000).default(60),
+  GATEWAY_RATE_LIMIT_AUTH_FAILURES: int(1, 10_000_000).default(30),
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: int(0, 65535).default(8080),
   METRICS_PORT: int(0, 65535).default(9464),
@@ -70,6 +71,8 @@ export interface Config {
   redisUrl: string | undefined
   rateLimitRead: number
   rateLimitControl: number
+  /** failed authentications per client address per minute (docs/design.md#rate-limits) */
+  rateLimitAuthFailures: number
   host: string
   port: number
   metricsPort: number
@@ -225,6 +228,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     redisUrl: e.GATEWAY_REDIS_URL,
     rateLimitRead: e.GATEWAY_RATE_LIMIT_READ,
     rateLimitControl: e.GATEWAY_RATE_LIMIT_CONTROL,
+    rateLimitAuthFailures: e.GATEWAY_RATE_LIMIT_AUTH_FAILURES,
     host: e.HOST,
     port: e.PORT,
     metricsPort: e.METRICS_PORT,

@@ -1,6 +1,7 @@
 // Inbound authentication and scopes (docs/design.md#authentication): bearer tokens compared by
 // SHA-256 digest in constant time against every caller; 401 with WWW-Authenticate, 403 on a
-// missing scope. Routes declare `config: { scope }`; routes without one are public.
+// missing scope. Routes declare `config: { scope }`; routes without one are public. Failed logins
+// are limited per client address (src/plugins/auth-failures.ts, docs/design.md#rate-limits).
 import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { Caller, Scope } from '../../schemas/callers.js'
@@ -38,9 +39,14 @@ export default fp<AuthOptions>(async (app, opts) => {
   app.addHook('onRequest', async (request) => {
     const scope = request.routeOptions.config.scope
     if (scope === undefined) return
+    // an address past its failed-login budget is refused before its token is looked at
+    await app.authFailures.refuseIfOver(request)
     const caller = findCaller(opts.callers, request.headers.authorization)
-    if (caller === null) throw unauthorized()
+    if (caller === null) {
+      await app.authFailures.record(request)
+      throw unauthorized()
+    }
     if (!caller.scopes.includes(scope)) throw new GatewayError('forbidden', { message: `This route requires the ${scope} scope.` })
     request.caller = caller
   })
-}, { name: 'auth', dependencies: ['error-handler'] })
+}, { name: 'auth', dependencies: ['error-handler', 'auth-failures'] })

@@ -98,7 +98,14 @@ describe('Redis down: rate limiting fails open', () => {
     for (let i = 0; i < 10; i++) down.push(await read())
     expect(down.every((a) => a.status === 200)).toBe(true)
     expect(Math.max(...down.map((a) => a.ms))).toBeLessThan(500)
-    expect(await storeErrors(g)).toBeGreaterThan(before)
+    // the metrics listener may serve a render up to a second old: poll
+    const deadline = Date.now() + 3000
+    let after = await storeErrors(g)
+    while (after <= before && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      after = await storeErrors(g)
+    }
+    expect(after).toBeGreaterThan(before)
     const notReady = await call(`${g.url}/readyz`)
     expect(notReady.status).toBe(200)
     expect(notReady.body.checks.redis).toBe(false)

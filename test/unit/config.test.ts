@@ -24,6 +24,12 @@ describe('configuration', () => {
     expect(c.simulatorProfile).toBe('openoperator')
   })
 
+  it('limits failed authentications per client address: GATEWAY_RATE_LIMIT_AUTH_FAILURES, 30 a minute by default', () => {
+    expect(loadConfig({}).rateLimitAuthFailures).toBe(30)
+    expect(loadConfig({ GATEWAY_RATE_LIMIT_AUTH_FAILURES: '5' }).rateLimitAuthFailures).toBe(5)
+    expect(problems({ GATEWAY_RATE_LIMIT_AUTH_FAILURES: '0' }).map((x) => x.split(':')[0])).toEqual(['GATEWAY_RATE_LIMIT_AUTH_FAILURES'])
+  })
+
   it('takes the embedded simulator\'s profile from SIMULATOR_PROFILE, and refuses an unknown one', () => {
     expect(loadConfig({ SIMULATOR_PROFILE: 'campaign-control' }).simulatorProfile).toBe('campaign-control')
     expect(problems({ SIMULATOR_PROFILE: 'anything' }).map((x) => x.split(':')[0])).toEqual(['SIMULATOR_PROFILE'])

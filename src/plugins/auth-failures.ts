@@ -1,0 +1,59 @@
+// Failed logins per client address (docs/design.md#rate-limits): at most
+// GATEWAY_RATE_LIMIT_AUTH_FAILURES failed authentications per address (request.ip, so the
+// forwarded address behind GATEWAY_TRUST_PROXY) per minute. Past that, the address is refused
+// with 429 before its token is looked at — a valid token included, or the 429 would tell a
+// guesser which guess was right. The counters are a @fastify/rate-limit instance of their own:
+// in Redis when configured (shared by replicas, failing open like the caller limits), else in
+// its bounded in-memory LRU. Registered before `auth` (which calls it) and before `rate-limit`.
+import fp from 'fastify-plugin'
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { GatewayError } from '../errors.js'
+import { rateLimitStore } from './rate-limit-store.js'
+
+export interface AuthFailures {
+  /** throws 429 when the request's address has used its failure budget */
+  refuseIfOver: (request: FastifyRequest) => Promise<void>
+  /** counts one failed authentication; throws 429 when this one is past the budget */
+  record: (request: FastifyRequest) => Promise<void>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance { authFailures: AuthFailures }
+}
+
+/** distinct addresses kept in memory without Redis; the least recently seen are forgotten first */
+const MEMORY_ADDRESSES = 10_000
+const WINDOW_MS = 60_000
+
+export default fp<{ perMinute: number }>(async (app, opts) => {
+  // a second @fastify/rate-limit instance decorates its own scope only while the root has none
+  if (app.hasDecorator('createRateLimit')) throw new Error('auth-failures must be registered before rate-limit')
+  let limiter: ReturnType<FastifyInstance['createRateLimit']> | undefined
+  await app.register(async (scope) => {
+    await scope.register(rateLimit, { global: false, max: opts.perMinute, timeWindow: WINDOW_MS, ...rateLimitStore(app, 'oogw-authfail-', MEMORY_ADDRESSES) })
+    limiter = scope.createRateLimit()
+  })
+  const limit = limiter!
+
+  const refuse = (request: FastifyRequest, ttlMs: number): GatewayError => {
+    app.metrics.rateLimited.inc({ route: request.routeOptions.url ?? 'unmatched' })
+    const seconds = Math.max(1, Math.ceil(ttlMs / 1000))
+    return new GatewayError('rate_limited', {
+      message: `Too many failed authentications from this address; retry after ${seconds} s.`,
+      headers: { 'retry-after': String(seconds) }
+    })
+  }
+
+  app.decorate('authFailures', {
+    async refuseIfOver (request) {
+      const r = await limit(request, { increment: false })
+      if (!r.isAllowed && r.remaining === 0) throw refuse(request, r.ttl)
+    },
+    async record (request) {
+      const r = await limit(request)
+      if (r.isAllowed || !r.isExceeded) return
+      throw refuse(request, r.ttl)
+    }
+  } satisfies AuthFailures)
+}, { name: 'auth-failures', dependencies: ['error-handler', 'metrics', 'redis'] })
