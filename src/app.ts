@@ -7,6 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDe
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
+import { capConnections, createClientErrorHandler, createFrameworkErrors, serverBounds } from './http-edges.js'
 import type { Caller } from '../schemas/callers.js'
 import gatewayConfig from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
@@ -43,14 +44,20 @@ export type GatewayApp = FastifyInstance<RawServerDefault, IncomingMessage, Serv
 
 export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   const { config } = deps
+  const metrics = deps.metrics ?? createMetrics()
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
     genReqId,
     requestIdHeader: false,
+    // slow clients and what the parser and router refuse (docs/design.md#http-edges)
+    ...serverBounds(config.http),
+    clientErrorHandler: createClientErrorHandler(deps.logger, metrics),
+    frameworkErrors: createFrameworkErrors(metrics),
     return503OnClosing: true
   }).withTypeProvider<ZodTypeProvider>()
+  capConnections(app.server, config.http, metrics)
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
 
@@ -58,7 +65,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(gatewayConfig, { config })
   await app.register(errorHandler)
   await app.register(requestId)
-  await app.register(metricsPlugin, { metrics: deps.metrics ?? createMetrics() })
+  await app.register(metricsPlugin, { metrics })
   await app.register(redis)
   await app.register(authFailures, { perMinute: config.rateLimitAuthFailures })
   await app.register(auth, { callers: deps.callers })

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { z } from 'zod'
 import { CallersSchema, type Caller } from '../schemas/callers.js'
+import { CAMPAIGN_LOCK_WAIT_MS } from './ledger/campaign-locks.js'
 
 export type Env = Record<string, string | undefined>
 
@@ -35,6 +36,13 @@ const EnvSchema = z.object({
   METRICS_PORT: int(0, 65535).default(9464),
   GATEWAY_TRUST_PROXY: bool.default(false),
   GATEWAY_DISCOVERY_INTERVAL_MS: int(100, 86_400_000).default(60000),
+  // the HTTP edges (docs/design.md#http-edges); the connection timeout's default is derived
+  GATEWAY_HEADERS_TIMEOUT_MS: int(1, 600_000).default(10_000),
+  GATEWAY_REQUEST_TIMEOUT_MS: int(1, 600_000).default(30_000),
+  GATEWAY_CONNECTION_TIMEOUT_MS: int(1, 3_600_000).optional(),
+  GATEWAY_KEEP_ALIVE_TIMEOUT_MS: int(1, 600_000).default(72_000),
+  GATEWAY_MAX_CONNECTIONS: int(1, 1_000_000).default(4096),
+  GATEWAY_MAX_REQUESTS_PER_SOCKET: int(0, 1_000_000).default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SIMULATOR_PROFILE: z.enum(SIMULATOR_PROFILES).default('openoperator')
 })
@@ -55,6 +63,32 @@ export interface UpstreamConfig {
   cardMaxBytes: number
   plainHttp: boolean
 }
+
+/** bounds on the API's inbound connections (docs/design.md#http-edges) */
+export interface HttpEdgeConfig {
+  /** the request line and headers must have arrived within this */
+  headersTimeoutMs: number
+  /** the whole request, headers and body, must have arrived within this */
+  requestTimeoutMs: number
+  /** a socket with no byte in either direction for this long is destroyed */
+  connectionTimeoutMs: number
+  /** an idle keep-alive socket between requests is closed after this */
+  keepAliveTimeoutMs: number
+  /** past this many open API sockets, new ones are dropped */
+  maxConnections: number
+  /** requests on one socket before it is closed (0: no limit) */
+  maxRequestsPerSocket: number
+}
+
+/**
+ * The longest a legitimate request keeps its socket silent: a mutation that waits for its
+ * campaign's lock, reads the lease, sends, then reads back (renew) or first reads the bound task
+ * (cancel). A read is bounded by one read timeout, so it is always shorter.
+ */
+export function longestRequestMs (u: { readTimeoutMs: number; mutationTimeoutMs: number }): number {
+  return CAMPAIGN_LOCK_WAIT_MS + 2 * u.readTimeoutMs + u.mutationTimeoutMs
+}
+const CONNECTION_TIMEOUT_MARGIN_MS = 5000
 
 export interface Config {
   production: boolean
@@ -78,6 +112,7 @@ export interface Config {
   metricsPort: number
   trustProxy: boolean
   discoveryIntervalMs: number
+  http: HttpEdgeConfig
   logLevel: string
   warnings: string[]
 }
@@ -201,6 +236,11 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   const ledgerUrl = e.GATEWAY_LEDGER_URL ?? 'sqlite:./data/ledger.db'
   if (!/^sqlite:.+/.test(ledgerUrl) && !/^postgres(ql)?:\/\//.test(ledgerUrl)) problems.push('GATEWAY_LEDGER_URL: must be sqlite:<path> or postgres://…')
 
+  if (e.GATEWAY_HEADERS_TIMEOUT_MS > e.GATEWAY_REQUEST_TIMEOUT_MS) problems.push('GATEWAY_HEADERS_TIMEOUT_MS: must not exceed GATEWAY_REQUEST_TIMEOUT_MS')
+  const longest = longestRequestMs({ readTimeoutMs: e.UPSTREAM_READ_TIMEOUT_MS, mutationTimeoutMs: e.UPSTREAM_MUTATION_TIMEOUT_MS })
+  const connectionTimeoutMs = e.GATEWAY_CONNECTION_TIMEOUT_MS ?? longest + CONNECTION_TIMEOUT_MARGIN_MS
+  if (connectionTimeoutMs <= longest) warnings.push(`GATEWAY_CONNECTION_TIMEOUT_MS is not above the longest legitimate request (${longest} ms): a slow mutation may lose its socket before it answers`)
+
   if (problems.length > 0) throw new ConfigError(problems)
 
   return {
@@ -234,6 +274,14 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     metricsPort: e.METRICS_PORT,
     trustProxy: e.GATEWAY_TRUST_PROXY,
     discoveryIntervalMs: e.GATEWAY_DISCOVERY_INTERVAL_MS,
+    http: {
+      headersTimeoutMs: e.GATEWAY_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.GATEWAY_REQUEST_TIMEOUT_MS,
+      connectionTimeoutMs,
+      keepAliveTimeoutMs: e.GATEWAY_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.GATEWAY_MAX_CONNECTIONS,
+      maxRequestsPerSocket: e.GATEWAY_MAX_REQUESTS_PER_SOCKET
+    },
     logLevel: e.LOG_LEVEL,
     warnings
   }

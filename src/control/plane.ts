@@ -7,6 +7,7 @@ import type { RequestView } from '../../schemas/control.js'
 import type { Discovery } from '../discovery/discovery.js'
 import { GatewayError } from '../errors.js'
 import type { Ledger, MutationOperation, RecordState } from '../ledger/types.js'
+import { CAMPAIGN_LOCK_WAIT_MS } from '../ledger/campaign-locks.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { createLeaseKeeper } from './leases.js'
 import { createPipeline, type MutationAnswer, type MutationMetric, type MutationRequest } from './pipeline.js'
@@ -56,7 +57,7 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     mutationTimeoutMs: o.mutationTimeoutMs,
     readTimeoutMs: o.readTimeoutMs,
     maxTaskResponseBytes: o.maxTaskResponseBytes,
-    lockWaitMs: o.lockWaitMs ?? 2000,
+    lockWaitMs: o.lockWaitMs ?? CAMPAIGN_LOCK_WAIT_MS,
     logger: o.logger,
     now,
     onMutation: o.onMutation

@@ -30,6 +30,16 @@ export function findCaller (callers: readonly Caller[], authorization: string | 
   return found
 }
 
+/** how many Authorization headers the request carried (`request.headers` keeps only the first) */
+export function authorizationHeaders (rawHeaders: readonly string[]): number {
+  let n = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const k = rawHeaders[i]!
+    if (k.length === 13 && k.toLowerCase() === 'authorization') n++
+  }
+  return n
+}
+
 const unauthorized = (): GatewayError => new GatewayError('unauthorized', {
   headers: { 'www-authenticate': 'Bearer realm="openoperator-gateway"' }
 })
@@ -41,6 +51,9 @@ export default fp<AuthOptions>(async (app, opts) => {
     if (scope === undefined) return
     // an address past its failed-login budget is refused before its token is looked at
     await app.authFailures.refuseIfOver(request)
+    // Node keeps the first of two Authorization headers; which one a proxy on the way used is
+    // unknowable, so neither is taken
+    if (authorizationHeaders(request.raw.rawHeaders) > 1) throw new GatewayError('invalid_request', { message: 'The request carries more than one Authorization header.' })
     const caller = findCaller(opts.callers, request.headers.authorization)
     if (caller === null) {
       await app.authFailures.record(request)

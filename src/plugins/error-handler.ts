@@ -4,7 +4,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
-import { GatewayError, isGatewayError } from '../errors.js'
+import { GatewayError, isGatewayError, type ErrorCode } from '../errors.js'
 
 function send (reply: FastifyReply, err: GatewayError): FastifyReply {
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v)
@@ -36,11 +36,31 @@ export function toGatewayError (err: unknown): GatewayError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new GatewayError('invalid_request', { message: 'The body is not valid JSON.', cause: err })
   }
-  if (e.statusCode === 400 || e.validation !== undefined) return new GatewayError('invalid_request', { cause: err })
-  if (e.statusCode === 404) return new GatewayError('not_found', { cause: err })
-  if (e.statusCode === 413) return new GatewayError('payload_too_large', { cause: err })
+  if (e.validation !== undefined) return new GatewayError('invalid_request', { cause: err })
+  // a plugin's 4xx (the static files' 403 for `..`) is the caller's mistake, not a bug
+  const status = e.statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const known = CLIENT_STATUS[status]
+    return new GatewayError(known?.code ?? 'invalid_request', { message: known?.message, cause: err })
+  }
   return new GatewayError('internal_error', { cause: err })
 }
+
+/** the contract's code for a 4xx a plugin or Fastify raised; any other 4xx is 400 invalid_request */
+const CLIENT_STATUS: Partial<Record<number, { code: ErrorCode; message?: string }>> = {
+  400: { code: 'invalid_request' },
+  403: { code: 'forbidden', message: 'Access to this resource is forbidden.' },
+  404: { code: 'not_found' },
+  408: { code: 'request_timeout' },
+  413: { code: 'payload_too_large' },
+  414: { code: 'uri_too_long' },
+  429: { code: 'rate_limited' },
+  431: { code: 'header_too_large' }
+}
+
+/** a plugin's or Fastify's error code, when it is one (never text the caller could have chosen) */
+export const safeErrorCode = (code: unknown): string | undefined =>
+  typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? code : undefined
 
 export default fp(async (app) => {
   app.setErrorHandler((err, request, reply) => {
@@ -49,6 +69,9 @@ export default fp(async (app) => {
       request.log.error({ err: isResponseSerializationError(err) ? { name: err.name } : err }, 'unhandled error')
     } else if (ge.statusCode >= 500) {
       request.log.warn({ code: ge.code }, 'request failed')
+    } else if (!isGatewayError(err)) {
+      // a refusal the gateway did not write itself: worth a trace, never an error line
+      request.log.debug({ code: ge.code, cause: safeErrorCode((err as FastifyError).code) }, 'request refused')
     }
     return send(reply, ge)
   })

@@ -17,6 +17,7 @@ export interface GatewayMetrics {
   rateLimited: Counter<'route'>
   rateLimitStoreErrors: Counter
   readCoalesced: Counter
+  connectionsDropped: Counter
   /** gauges read the discovery state at scrape time */
   bindDiscovery: (read: () => { capabilities: Record<string, { state: string }>; mode: string }) => void
   /** the ambiguous-mutations gauge counts the ledger's unresolved records at scrape time */
@@ -69,7 +70,8 @@ export function createMetrics (): GatewayMetrics {
     discovery: new Counter({ name: 'gateway_discovery_total', help: 'Agent card refreshes by outcome', labelNames: ['outcome'], registers }),
     rateLimited: new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused by the rate limit', labelNames: ['route'], registers }),
     rateLimitStoreErrors: new Counter({ name: 'gateway_rate_limit_store_errors_total', help: 'Rate-limit store (Redis) calls that failed; the request was served (fail open)', registers }),
-    readCoalesced: new Counter({ name: 'gateway_read_coalesced_total', help: 'Reads served by an identical upstream call already in flight', registers })
+    readCoalesced: new Counter({ name: 'gateway_read_coalesced_total', help: 'Reads served by an identical upstream call already in flight', registers }),
+    connectionsDropped: new Counter({ name: 'gateway_http_connections_dropped_total', help: 'API connections closed on arrival because GATEWAY_MAX_CONNECTIONS were open', registers })
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig, parseUpstreamUrl, redactUrl } from '../../src/config.js'
+import { ConfigError, loadConfig, longestRequestMs, parseUpstreamUrl, redactUrl } from '../../src/config.js'
 
 const callers = JSON.stringify([{ name: 'ops', tokenSha256: 'a'.repeat(64), scopes: ['read', 'control'], controllerId: 'ops-1' }])
 
@@ -95,6 +95,22 @@ describe('configuration', () => {
   it('names bad numeric and enum values by variable', () => {
     const p = problems({ UPSTREAM_READ_TIMEOUT_MS: 'soon', UPSTREAM_AUTH_SCHEME: 'basic', GATEWAY_CONTROL_ENABLED: 'yes' })
     expect(p.map((x) => x.split(':')[0]).sort()).toEqual(['GATEWAY_CONTROL_ENABLED', 'UPSTREAM_AUTH_SCHEME', 'UPSTREAM_READ_TIMEOUT_MS'])
+  })
+
+  it('bounds inbound connections; the idle socket timeout outlasts the longest legitimate request', () => {
+    const c = loadConfig({})
+    // 2 s lock wait + lease read 15 s + mutation 10 s + readback (or the cancel's tasks/get) 15 s, + 5 s
+    expect(longestRequestMs(c.upstream)).toBe(42_000)
+    expect(c.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, connectionTimeoutMs: 47_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096, maxRequestsPerSocket: 1000 })
+    // derived from the upstream timeouts unless set
+    expect(loadConfig({ UPSTREAM_READ_TIMEOUT_MS: '30000' }).http.connectionTimeoutMs).toBe(2000 + 60_000 + 10_000 + 5000)
+    const set = loadConfig({ GATEWAY_HEADERS_TIMEOUT_MS: '500', GATEWAY_REQUEST_TIMEOUT_MS: '800', GATEWAY_CONNECTION_TIMEOUT_MS: '60000', GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '5000', GATEWAY_MAX_CONNECTIONS: '100', GATEWAY_MAX_REQUESTS_PER_SOCKET: '0' })
+    expect(set.http).toEqual({ headersTimeoutMs: 500, requestTimeoutMs: 800, connectionTimeoutMs: 60_000, keepAliveTimeoutMs: 5000, maxConnections: 100, maxRequestsPerSocket: 0 })
+    expect(set.warnings.join()).not.toMatch(/GATEWAY_CONNECTION_TIMEOUT_MS/)
+    // shorter than a slow mutation: allowed, with a warning
+    expect(loadConfig({ GATEWAY_CONNECTION_TIMEOUT_MS: '20000' }).warnings.join()).toMatch(/GATEWAY_CONNECTION_TIMEOUT_MS is not above the longest legitimate request \(42000 ms\)/)
+    expect(problems({ GATEWAY_HEADERS_TIMEOUT_MS: '40000' })).toEqual(['GATEWAY_HEADERS_TIMEOUT_MS: must not exceed GATEWAY_REQUEST_TIMEOUT_MS'])
+    expect(problems({ GATEWAY_MAX_CONNECTIONS: '0' }).map((x) => x.split(':')[0])).toEqual(['GATEWAY_MAX_CONNECTIONS'])
   })
 
   it('redacts a ledger password wherever it is printed', () => {
