@@ -21,6 +21,66 @@ const REDACT = [
   'token'
 ]
 
+/** a query string's shape with every value replaced: `?token=[REDACTED]&api_key=[REDACTED]` */
+export function redactQuery (url: string): string {
+  const q = url.indexOf('?')
+  const path = (q < 0 ? url : url.slice(0, q)).slice(0, 512)
+  if (q < 0) return path
+  const parts = url.slice(q + 1).split('&').slice(0, 32).map((p) => {
+    const eq = p.indexOf('=')
+    // a bare part may itself be the value (`?<token>`); a name is kept only when it looks like one
+    return eq > 0 && /^[A-Za-z0-9_.[\]-]{1,64}$/.test(p.slice(0, eq)) ? `${p.slice(0, eq)}=[REDACTED]` : '[REDACTED]'
+  })
+  return `${path}?${parts.join('&')}`
+}
+
+/** any `?query` inside free text (an error message, a dependency's warning) */
+const QUERY_IN_TEXT = /\?[^\s"'`?]+/g
+const scrubQuery = (text: string): string => text.includes('?') ? text.replace(QUERY_IN_TEXT, '?[REDACTED]') : text
+
+interface LoggedRequest {
+  method?: string
+  url?: string
+  ip?: string
+  routeOptions?: { url?: string }
+  socket?: { remoteAddress?: string; remotePort?: number }
+}
+
+/**
+ * The access line's request (docs/design.md#logging): method, route template, the path with a
+ * redacted query, the peer. Never headers: Authorization and X-API-KEY stay out at the source.
+ */
+function requestSerializer (req: LoggedRequest): unknown {
+  // something else logged under `req` is left to the redaction paths
+  if (req === null || typeof req !== 'object' || typeof req.url !== 'string') return req
+  let route: string | undefined
+  try {
+    route = req.routeOptions?.url
+  } catch {
+    // a request the router refused has no route
+  }
+  return {
+    method: req.method,
+    url: redactQuery(req.url),
+    route,
+    remoteAddress: req.ip ?? req.socket?.remoteAddress,
+    remotePort: req.socket?.remotePort
+  }
+}
+
+/** pino's error serializer without what carries the caller's bytes: Node's `rawPacket`, a query */
+function errorSerializer (err: Error): Record<string, unknown> {
+  const out = pino.stdSerializers.err(err) as unknown as Record<string, unknown>
+  const clean = (o: Record<string, unknown>, depth: number): void => {
+    delete o.rawPacket
+    if (typeof o.message === 'string') o.message = scrubQuery(o.message)
+    if (typeof o.stack === 'string') o.stack = scrubQuery(o.stack)
+    if (depth < 4 && o.cause !== null && typeof o.cause === 'object') clean(o.cause as Record<string, unknown>, depth + 1)
+  }
+  if (out !== null && typeof out === 'object') clean(out, 0)
+  return out
+}
+
 export function createLogger (o: LoggerOptions): Logger {
   const scrub = (line: string): string => {
     let out = line
@@ -30,7 +90,15 @@ export function createLogger (o: LoggerOptions): Logger {
   const options: pino.LoggerOptions = {
     level: o.level,
     redact: { paths: REDACT, censor: '[REDACTED]' },
-    hooks: { streamWrite: scrub }
+    serializers: { req: requestSerializer, err: errorSerializer },
+    hooks: {
+      streamWrite: scrub,
+      // a dependency's message may embed a URL with its query (Fastify's "Reply was already sent")
+      logMethod (args, method) {
+        for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = scrubQuery(args[i] as string)
+        method.apply(this, args)
+      }
+    }
   }
   if (o.destination !== undefined) return pino(options, o.destination)
   if (o.pretty === true) return pino({ ...options, transport: { target: 'pino-pretty', options: { destination: 1 } } })

@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream'
 import type pino from 'pino'
 import { describe, expect, it } from 'vitest'
-import { createLogger } from '../../src/logger.js'
+import { createLogger, redactQuery } from '../../src/logger.js'
 
 function capture (secrets: Set<string>): { log: pino.Logger; text: () => string } {
   const lines: string[] = []
@@ -19,6 +19,21 @@ describe('logger', () => {
     expect(text()).not.toContain('key-abc-123456')
     expect(text()).toContain('[REDACTED]')
     expect(text()).toContain('"accept":"json"')
+  })
+
+  it('keeps a query string\'s names, never its values', () => {
+    expect(redactQuery('/v1/tasks/t-1?token=abc&api_key=def')).toBe('/v1/tasks/t-1?token=[REDACTED]&api_key=[REDACTED]')
+    expect(redactQuery('/x?tok-bare-value&=v&a%20b=c')).toBe('/x?[REDACTED]&[REDACTED]&[REDACTED]')
+    expect(redactQuery('/plain')).toBe('/plain')
+  })
+
+  it('never writes an error\'s raw packet or a query found in its message', () => {
+    const { log, text } = capture(new Set())
+    const err = Object.assign(new Error('bad /path?token=tok-in-message'), { code: 'HPE_X', rawPacket: Buffer.from('Authorization: Bearer tok-raw-bytes') })
+    log.trace({ err }, 'client error')
+    log.warn('Reply was already sent in the "/v1/x?token=tok-in-text" route')
+    expect(text()).not.toMatch(/rawPacket|tok-raw-bytes|tok-in-message|tok-in-text/)
+    expect(text()).toContain('"code":"HPE_X"')
   })
 
   it('scrubs a known secret wherever it appears, including one added after creation', () => {

@@ -1,0 +1,71 @@
+// Caller secrets never reach the log (docs/design.md#logging): at LOG_LEVEL=trace, malformed
+// requests (bad request line, bad header, oversized header, invalid chunked encoding, a bad
+// URL, two Authorization headers, a body that never arrives) and well-formed ones carrying a
+// valid token, an X-API-KEY and `?token=…&api_key=…` leave no raw packet, no Authorization or
+// X-API-KEY value and no query value in any log line. The test helper gives the scrubber no
+// secrets, so whatever the source lets through shows here.
+import { describe, expect, it } from 'vitest'
+import { startSimulator } from '../../src/simulator/index.js'
+import { startGateway } from '../helpers/gateway.js'
+import { call } from '../helpers/http.js'
+import { rawExchange } from '../helpers/raw-http.js'
+
+describe('log secrecy at trace', () => {
+  it('no raw packet, credential header value or query value in any log line', async () => {
+    const sim = await startSimulator({ secret: 'upstream-secret-0123456789' })
+    const g = await startGateway({ simulator: sim, env: { GATEWAY_HEADERS_TIMEOUT_MS: '500', GATEWAY_REQUEST_TIMEOUT_MS: '800' } })
+    const token = g.tokens.all
+    const apiKey = 'XAPIKEY-value-0123456789abcdef'
+    const q1 = 'QVALUE-token-0123456789'
+    const q2 = 'QVALUE-apikey-0123456789'
+    const query = `?token=${q1}&api_key=${q2}`
+    const creds = `Authorization: Bearer ${token}\r\nX-API-KEY: ${apiKey}\r\n`
+    try {
+      const malformed = [
+        // bad request line, the query in it
+        `GET /v1/upstream${query} HTTP/7.7\r\nHost: gw\r\n${creds}\r\n`,
+        // a bad header after the credentials
+        `GET /v1/upstream${query} HTTP/1.1\r\nHost: gw\r\n${creds}Bad Header Line\r\n\r\n`,
+        // headers over the limit
+        `GET /v1/upstream${query} HTTP/1.1\r\nHost: gw\r\n${creds}X-Pad: ${'p'.repeat(20_000)}\r\n\r\n`,
+        // invalid chunked encoding
+        `POST /v1/upstream/refresh${query} HTTP/1.1\r\nHost: gw\r\n${creds}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nnot-hex\r\n{}\r\n0\r\n\r\n`,
+        // conflicting lengths
+        `POST /v1/upstream/refresh${query} HTTP/1.1\r\nHost: gw\r\n${creds}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+        // a bad URL and a parameter over the limit
+        `GET /v1/tasks/%FF${query} HTTP/1.1\r\nHost: gw\r\n${creds}Connection: close\r\n\r\n`,
+        `GET /v1/tasks/${'t'.repeat(300)}${query} HTTP/1.1\r\nHost: gw\r\n${creds}Connection: close\r\n\r\n`,
+        // two Authorization headers
+        `GET /v1/upstream${query} HTTP/1.1\r\nHost: gw\r\n${creds}Authorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+        // a body that never arrives: the request timeout closes it
+        `POST /v1/upstream/refresh${query} HTTP/1.1\r\nHost: gw\r\n${creds}Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{`
+      ]
+      const statuses: number[] = []
+      for (const data of malformed) statuses.push((await rawExchange(g.url, data, 5000)).status)
+      expect(statuses).toEqual([400, 400, 431, 400, 400, 400, 414, 400, 408])
+
+      // well-formed requests with a valid token and query values, on every kind of route
+      const headers = { 'x-api-key': apiKey }
+      for (const path of ['/v1/upstream', '/v1/supervisor/health', '/v1/tasks/task-1', '/healthz', '/nope', '/docs/static/../x']) {
+        await call(`${g.url}${path}${query}`, { token, headers })
+      }
+      await call(`${g.url}/v1/upstream/refresh${query}`, { method: 'POST', token, headers })
+      await call(`${g.url}/v1/campaigns/c-1/control/claim${query}`, { method: 'POST', token, headers, body: { requestId: 'r-1', ttlSeconds: 60 } })
+      // a valid request without a query still logs where it went
+      expect((await call(`${g.url}/v1/upstream`, { token })).status).toBe(200)
+
+      const lines = g.logs
+      expect(lines.length).toBeGreaterThan(20)
+      const offending = lines.filter((l) => l.includes(token) || l.includes(apiKey) || l.includes(q1) || l.includes(q2) ||
+        l.includes('rawPacket') || /\[(\d{1,3},){16,}/.test(l))
+      expect(offending).toEqual([])
+      // the access line names the route template and keeps the query's shape, values redacted
+      const access = lines.map((l) => JSON.parse(l)).filter((o) => o.msg === 'incoming request')
+      expect(access.some((o) => o.req.route === '/v1/tasks/:taskId' && o.req.url === '/v1/tasks/task-1?token=[REDACTED]&api_key=[REDACTED]')).toBe(true)
+      expect(access.some((o) => o.req.url === '/v1/upstream' && o.req.route === '/v1/upstream')).toBe(true)
+    } finally {
+      await g.close()
+      await sim.close()
+    }
+  })
+})
