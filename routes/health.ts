@@ -1,5 +1,6 @@
 // Liveness and readiness (docs/design.md#readiness): ready when the ledger is reachable and a
 // card has been discovered; after failed refreshes the last good card keeps the gateway ready.
+// Draining (docs/design.md#shutdown) is never ready: `draining: true`, 503.
 // With GATEWAY_REDIS_URL, `checks.redis` reports whether Redis answers a ping (never a reason for 503).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { HealthSchema, ReadySchema } from '../schemas/rest.js'
@@ -13,7 +14,8 @@ const health: FastifyPluginAsyncZod = async (app) => {
     const ledger = await app.ledger.ping()
     // Redis is reported, but its absence does not make the gateway unready: rate limits fail open
     const redis = app.redis === undefined ? undefined : await app.redis.ping().then(() => true, () => false)
-    const body = { ready: card && ledger, checks: { card, ledger, ...(redis !== undefined && { redis }) }, mode: snap.mode }
+    const draining = app.lifecycle.draining
+    const body = { ready: !draining && card && ledger, draining, checks: { card, ledger, ...(redis !== undefined && { redis }) }, mode: snap.mode }
     return reply.code(body.ready ? 200 : 503).send(body)
   })
 }

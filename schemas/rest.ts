@@ -46,6 +46,8 @@ export const ArgusReadResponseSchema = z.object({
 export const HealthSchema = z.object({ status: z.literal('ok') })
 export const ReadySchema = z.object({
   ready: z.boolean(),
+  /** true from SIGTERM on (docs/design.md#shutdown): never ready again */
+  draining: z.boolean(),
   // redis only when GATEWAY_REDIS_URL is set; reported, never a reason to be unready (rate limits fail open)
   checks: z.object({ card: z.boolean(), ledger: z.boolean(), redis: z.boolean().optional() }),
   mode: z.enum(['controller', 'observer'])

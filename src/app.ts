@@ -12,6 +12,7 @@ import type { Caller } from '../schemas/callers.js'
 import gatewayConfig from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
 import requestId, { genReqId } from './plugins/request-id.js'
+import lifecycle from './plugins/lifecycle.js'
 import metricsPlugin, { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
 import authFailures from './plugins/auth-failures.js'
 import auth from './plugins/auth.js'
@@ -55,7 +56,8 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
     ...serverBounds(config.http),
     clientErrorHandler: createClientErrorHandler(deps.logger, metrics),
     frameworkErrors: createFrameworkErrors(metrics),
-    return503OnClosing: true
+    // the 503 while closing comes from the lifecycle plugin, in the contract's shape
+    return503OnClosing: false
   }).withTypeProvider<ZodTypeProvider>()
   capConnections(app.server, config.http, metrics)
   app.setValidatorCompiler(validatorCompiler)
@@ -65,6 +67,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(gatewayConfig, { config })
   await app.register(errorHandler)
   await app.register(requestId)
+  await app.register(lifecycle)
   await app.register(metricsPlugin, { metrics })
   await app.register(redis)
   await app.register(authFailures, { perMinute: config.rateLimitAuthFailures })
@@ -72,12 +75,14 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(rateLimit, { read: config.rateLimitRead, control: config.rateLimitControl })
   await app.register(openapi)
 
+  // domain: the durable record of mutations, first so that it closes last (onClose hooks run in
+  // reverse order), after everything that could still write to it (docs/design.md#shutdown)
+  await app.register(ledger)
   // domain: the remote as the gateway sees it
   await app.register(upstream)
   await app.register(discovery)
   await app.register(argus)
-  // domain: the durable record of mutations, and the control plane that writes it
-  await app.register(ledger)
+  // domain: the control plane, which writes the ledger
   await app.register(control)
 
   // routes

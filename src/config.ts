@@ -12,6 +12,7 @@ export type Env = Record<string, string | undefined>
 export const SIMULATOR_PROFILES = ['openoperator', 'campaign-control', 'fasta2a', 'a2a-js'] as const
 
 const MiB = 1024 * 1024
+const SHUTDOWN_MARGIN_MS = 1000
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
 
@@ -34,6 +35,8 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: int(0, 65535).default(8080),
   METRICS_PORT: int(0, 65535).default(9464),
+  METRICS_HOST: z.string().min(1).optional(),
+  GATEWAY_SHUTDOWN_GRACE_MS: int(0, 600_000).optional(),
   GATEWAY_TRUST_PROXY: bool.default(false),
   GATEWAY_DISCOVERY_INTERVAL_MS: int(100, 86_400_000).default(60000),
   // the HTTP edges (docs/design.md#http-edges); the connection timeout's default is derived
@@ -110,6 +113,10 @@ export interface Config {
   host: string
   port: number
   metricsPort: number
+  /** the metrics listener's address; HOST unless METRICS_HOST is set */
+  metricsHost: string
+  /** how long a SIGTERM waits for requests in flight (docs/design.md#shutdown) */
+  shutdownGraceMs: number
   trustProxy: boolean
   discoveryIntervalMs: number
   http: HttpEdgeConfig
@@ -272,6 +279,9 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     host: e.HOST,
     port: e.PORT,
     metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST ?? e.HOST,
+    // the drain waits for the longest legitimate request, plus a margin (docs/design.md#shutdown)
+    shutdownGraceMs: e.GATEWAY_SHUTDOWN_GRACE_MS ?? longest + SHUTDOWN_MARGIN_MS,
     trustProxy: e.GATEWAY_TRUST_PROXY,
     discoveryIntervalMs: e.GATEWAY_DISCOVERY_INTERVAL_MS,
     http: {

@@ -39,6 +39,7 @@ export const ERROR_TABLE = {
   argus_supervisor_unavailable: { status: 503, message: 'The Argus supervisor is unavailable on the remote.' },
   upstream_unavailable: { status: 503, message: 'The remote is unavailable.' },
   ledger_unavailable: { status: 503, message: 'The ledger is unavailable.' },
+  shutting_down: { status: 503, message: 'The gateway is shutting down; retry the request.' },
   upstream_timeout: { status: 504, message: 'The remote did not answer in time.' },
   ambiguous_write: { status: 504, message: 'The outcome of the mutation is unknown; reconcile it.' }
 } as const satisfies Record<string, { status: number; message: string }>
@@ -49,6 +50,8 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'rate_limited',
   'upstream_unavailable',
   'ledger_unavailable',
+  // refused before routing while the process drains: nothing was done, any replica may take it
+  'shutting_down',
   'upstream_timeout'
 ])
 

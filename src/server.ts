@@ -8,6 +8,7 @@ import type { Logger } from 'pino'
 import { buildApp, type GatewayApp } from './app.js'
 import { redactUrl, type Config } from './config.js'
 import { createLogger } from './logger.js'
+import { drainAndClose } from './shutdown.js'
 import { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
 import { sha256Hex } from './plugins/auth.js'
 import { startSimulator, type Simulator } from './simulator/index.js'
@@ -31,11 +32,36 @@ export interface StartOptions {
   logger?: Logger
 }
 
-export function buildMetricsServer (metrics: GatewayMetrics): FastifyInstance {
-  const server = Fastify({ logger: false })
+/** how long one rendering of the metrics serves scrapes (docs/design.md#metrics) */
+export const METRICS_CACHE_MS = 1000
+
+/**
+ * The registry's text, rendered at most once per `ttlMs` and shared by every scrape meanwhile,
+ * those that arrive during the render included: a scrape flood costs the API's event loop one
+ * render per interval, not one per scrape. A failed render is not kept.
+ */
+export function cachedRender (render: () => Promise<string>, ttlMs: number, clock = () => performance.now()): () => Promise<string> {
+  let at = 0
+  let text: Promise<string> | undefined
+  return async () => {
+    const now = clock()
+    if (text === undefined || now - at >= ttlMs) {
+      const p = render()
+      at = now
+      text = p
+      p.catch(() => { if (text === p) text = undefined })
+    }
+    return await text
+  }
+}
+
+export function buildMetricsServer (metrics: GatewayMetrics, cacheMs = METRICS_CACHE_MS): FastifyInstance {
+  // a scrape is cheap to repeat: at close, connections are cut rather than waited for
+  const server = Fastify({ logger: false, forceCloseConnections: true })
+  const render = cachedRender(async () => await metrics.registry.metrics(), cacheMs)
   server.get('/metrics', async (_req, reply) => {
     reply.type(metrics.registry.contentType)
-    return await metrics.registry.metrics()
+    return await render()
   })
   return server
 }
@@ -68,18 +94,21 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   const app = await buildApp({ config, callers, logger, metrics })
   const metricsServer = buildMetricsServer(metrics)
   let closing: Promise<void> | undefined
-  // idempotent: a test may close explicitly and again when it finishes
+  // idempotent: a test may close explicitly and again when it finishes. It drains: the API
+  // listener first (docs/design.md#shutdown), then metrics, which Prometheus may scrape meanwhile
   const close = async (): Promise<void> => {
     closing ??= (async () => {
-      await app.close()
+      const started = performance.now()
+      const { inFlight, cut } = await drainAndClose(app, config.shutdownGraceMs, logger)
       await metricsServer.close()
       await simulator?.close()
+      logger.info({ inFlight, cut, ms: Math.round(performance.now() - started) }, 'drained')
     })()
     await closing
   }
   try {
     await app.listen({ host: config.host, port: config.port })
-    await metricsServer.listen({ host: config.host, port: config.metricsPort })
+    await metricsServer.listen({ host: config.metricsHost, port: config.metricsPort })
   } catch (err) {
     // a port in use must not leave the other listener, the pools or the simulator behind
     await close().catch(() => {})

@@ -6,6 +6,9 @@ import { ConfigError, SIMULATOR_PROFILES, loadConfig } from '../config.js'
 import { startGatewayServer } from '../server.js'
 import { startSimulator, type SimulatorProfile } from '../simulator/index.js'
 
+/** after the drain's grace: destroying the upstream pools, closing the ledger and the metrics listener */
+const CLOSE_AFTER_GRACE_MS = 5000
+
 async function main (argv: string[]): Promise<void> {
   const command = argv[0] ?? 'start'
   if (command === 'start') {
@@ -20,9 +23,17 @@ async function main (argv: string[]): Promise<void> {
       throw err
     }
     const gw = await startGatewayServer(config)
-    closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-      if (err !== undefined) gw.logger.error({ err }, 'shutting down after an error')
-      else gw.logger.info({ signal }, 'shutting down')
+    // the drain waits up to the grace for requests in flight (docs/design.md#shutdown); past it
+    // plus the time to close the pools and the ledger, the process gives up and exits 1
+    const log = gw.logger
+    closeWithGrace({
+      delay: config.shutdownGraceMs + CLOSE_AFTER_GRACE_MS,
+      logger: { error: (m: unknown) => { log.error({ detail: String(m) }, 'shutdown failed') } },
+      onTimeout: (delay) => { log.error({ delay }, 'shutdown did not finish in time') },
+      onSecondSignal: (signal) => { log.error({ signal }, 'second signal while draining: exiting now') }
+    }, async ({ signal, err }) => {
+      if (err !== undefined) log.error({ err }, 'shutting down after an error')
+      else log.info({ signal }, 'shutting down')
       await gw.close()
     })
     return

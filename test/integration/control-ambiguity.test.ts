@@ -2,6 +2,7 @@
 // docs/design.md#reconcile-and-acknowledge): the remote applies and drops the connection,
 // the campaign is blocked until reconcile asks request_status; acknowledge is safe or refused.
 import { describe, expect, it } from 'vitest'
+import { METRICS_CACHE_MS } from '../../src/server.js'
 import { claim, rid, startControlPair } from '../helpers/control.js'
 
 describe('an ambiguous write', () => {
@@ -51,6 +52,8 @@ describe('an ambiguous write', () => {
     const replayResolved = await p.post(t, '/v1/campaigns/camp-a/interventions', { requestId: id, intervention: { stop: true } })
     expect(replayResolved.status).toBe(200)
     expect(replayResolved.body).toMatchObject({ requestId: id, state: 'applied' })
+    // a rendering serves scrapes for METRICS_CACHE_MS (docs/design.md#metrics): past it, the gauge is current
+    await new Promise((r) => setTimeout(r, METRICS_CACHE_MS))
     const after = await fetch(`${p.gw.metricsUrl}/metrics`).then(async (r) => await r.text())
     expect(after).toMatch(/^gateway_ambiguous_mutations 0$/m)
 

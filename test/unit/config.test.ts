@@ -30,6 +30,18 @@ describe('configuration', () => {
     expect(problems({ GATEWAY_RATE_LIMIT_AUTH_FAILURES: '0' }).map((x) => x.split(':')[0])).toEqual(['GATEWAY_RATE_LIMIT_AUTH_FAILURES'])
   })
 
+  it('METRICS_HOST defaults to HOST; the shutdown grace derives from the timeouts unless GATEWAY_SHUTDOWN_GRACE_MS is set', () => {
+    expect(loadConfig({}).metricsHost).toBe('0.0.0.0')
+    expect(loadConfig({ HOST: '127.0.0.1' }).metricsHost).toBe('127.0.0.1')
+    expect(loadConfig({ HOST: '0.0.0.0', METRICS_HOST: '127.0.0.1' })).toMatchObject({ host: '0.0.0.0', metricsHost: '127.0.0.1' })
+    // the longest legitimate request + 1 s: lock wait 2 s + lease read + cancel's tasks/get + mutation
+    expect(loadConfig({}).shutdownGraceMs).toBe(2000 + 2 * 15000 + 10000 + 1000)
+    expect(loadConfig({ UPSTREAM_READ_TIMEOUT_MS: '60000', UPSTREAM_MUTATION_TIMEOUT_MS: '1000' }).shutdownGraceMs).toBe(2000 + 120000 + 1000 + 1000)
+    expect(loadConfig({ GATEWAY_SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs).toBe(0)
+    expect(loadConfig({ GATEWAY_SHUTDOWN_GRACE_MS: '5000' }).shutdownGraceMs).toBe(5000)
+    expect(problems({ GATEWAY_SHUTDOWN_GRACE_MS: '-1', METRICS_HOST: '' }).map((x) => x.split(':')[0]).sort()).toEqual(['GATEWAY_SHUTDOWN_GRACE_MS', 'METRICS_HOST'])
+  })
+
   it('takes the embedded simulator\'s profile from SIMULATOR_PROFILE, and refuses an unknown one', () => {
     expect(loadConfig({ SIMULATOR_PROFILE: 'campaign-control' }).simulatorProfile).toBe('campaign-control')
     expect(problems({ SIMULATOR_PROFILE: 'anything' }).map((x) => x.split(':')[0])).toEqual(['SIMULATOR_PROFILE'])

@@ -1,0 +1,57 @@
+// The drain state as `app.lifecycle` (docs/design.md#shutdown): which requests are in flight,
+// and, once the drain begins, the refusal of every new request but the probes with 503
+// `shutting_down` in the contract's shape (Fastify's own `return503OnClosing` body is not) and
+// `Connection: close` on every answer, so each connection ends with its last response.
+import fp from 'fastify-plugin'
+import type { FastifyRequest } from 'fastify'
+import { GatewayError } from '../errors.js'
+
+export interface InFlightRequest { reqId: string; method: string; route: string; elapsedMs: number }
+
+export interface Lifecycle {
+  readonly draining: boolean
+  /** readiness 503 and new requests refused from now on; idempotent */
+  beginDrain: () => void
+  inFlight: () => number
+  /** the requests between their arrival and their answer, for the log line of each one cut */
+  pending: () => InFlightRequest[]
+}
+
+declare module 'fastify' {
+  interface FastifyInstance { lifecycle: Lifecycle }
+}
+
+/** answered while draining: the ingress learns from /readyz, the orchestrator from /healthz */
+const PROBES: ReadonlySet<string> = new Set(['/healthz', '/readyz'])
+/** seconds a refused caller should wait: enough for the ingress to stop routing here */
+export const SHUTDOWN_RETRY_AFTER_S = 5
+
+export default fp(async (app) => {
+  let draining = false
+  // request → when it arrived
+  const live = new Map<FastifyRequest, number>()
+  const lifecycle: Lifecycle = {
+    get draining () { return draining },
+    beginDrain: () => { draining = true },
+    inFlight: () => live.size,
+    pending: () => {
+      const now = performance.now()
+      return [...live].map(([r, at]) => ({ reqId: r.id, method: r.method, route: r.routeOptions.url ?? 'unmatched', elapsedMs: Math.round(now - at) }))
+    }
+  }
+  app.decorate('lifecycle', lifecycle)
+  // any app.close() drains, not only the one server.ts begins
+  app.addHook('preClose', async () => { draining = true })
+
+  app.addHook('onRequest', async (request) => {
+    if (draining && !PROBES.has(request.routeOptions.url ?? '')) {
+      throw new GatewayError('shutting_down', { headers: { connection: 'close', 'retry-after': String(SHUTDOWN_RETRY_AFTER_S) } })
+    }
+    live.set(request, performance.now())
+  })
+  app.addHook('onSend', async (_request, reply) => {
+    if (draining) reply.header('connection', 'close')
+  })
+  app.addHook('onResponse', async (request) => { live.delete(request) })
+  app.addHook('onRequestAbort', async (request) => { live.delete(request) })
+}, { name: 'lifecycle' })
