@@ -13,6 +13,7 @@ import gatewayConfig from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
 import requestId, { genReqId } from './plugins/request-id.js'
 import lifecycle from './plugins/lifecycle.js'
+import secretGuard from './plugins/secret-guard.js'
 import metricsPlugin, { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
 import authFailures from './plugins/auth-failures.js'
 import auth from './plugins/auth.js'
@@ -68,6 +69,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(errorHandler)
   await app.register(requestId)
   await app.register(lifecycle)
+  await app.register(secretGuard)
   await app.register(metricsPlugin, { metrics })
   await app.register(redis)
   await app.register(authFailures, { perMinute: config.rateLimitAuthFailures })
