@@ -14,6 +14,7 @@ import errorHandler from './plugins/error-handler.js'
 import requestId, { genReqId } from './plugins/request-id.js'
 import lifecycle from './plugins/lifecycle.js'
 import secretGuard from './plugins/secret-guard.js'
+import loadShedding from './plugins/load-shedding.js'
 import metricsPlugin, { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
 import authFailures from './plugins/auth-failures.js'
 import auth from './plugins/auth.js'
@@ -71,6 +72,8 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(lifecycle)
   await app.register(secretGuard)
   await app.register(metricsPlugin, { metrics })
+  // shed before authentication: a saturated loop spends nothing more on the request
+  await app.register(loadShedding)
   await app.register(redis)
   await app.register(authFailures, { perMinute: config.rateLimitAuthFailures })
   await app.register(auth, { callers: deps.callers })

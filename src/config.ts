@@ -25,6 +25,11 @@ const EnvSchema = z.object({
   UPSTREAM_MUTATION_TIMEOUT_MS: int(1, 600_000).default(10000),
   UPSTREAM_MAX_RESPONSE_BYTES: int(1024, 1024 * MiB).default(4 * MiB),
   UPSTREAM_MAX_TASK_RESPONSE_BYTES: int(1024, 1024 * MiB).default(16 * MiB),
+  // load shedding (docs/design.md#load-shedding)
+  GATEWAY_UPSTREAM_QUEUE_MAX: int(1, 1_000_000).default(128),
+  GATEWAY_TASK_BODY_BUDGET_BYTES: int(1024, 64 * 1024 * MiB).default(64 * MiB),
+  GATEWAY_MAX_EVENT_LOOP_DELAY_MS: int(0, 60_000).default(200),
+  GATEWAY_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0.98),
   GATEWAY_CONTROL_ENABLED: bool.default(false),
   GATEWAY_LEASE_SAFETY_MS: int(0, 3_600_000).default(2000),
   GATEWAY_LEDGER_URL: z.string().min(1).optional(),
@@ -64,6 +69,10 @@ export interface UpstreamConfig {
   maxResponseBytes: number
   maxTaskResponseBytes: number
   cardMaxBytes: number
+  /** reads in flight plus reads waiting for an upstream socket; past it a read is shed */
+  readQueueMax: number
+  /** bytes of `tasks/get` answers held at once; past it one is shed */
+  bodyBudgetBytes: number
   plainHttp: boolean
 }
 
@@ -93,7 +102,14 @@ export function longestRequestMs (u: { readTimeoutMs: number; mutationTimeoutMs:
 }
 const CONNECTION_TIMEOUT_MARGIN_MS = 5000
 
+/** event-loop shedding with @fastify/under-pressure; 0 turns a check off (docs/design.md#load-shedding) */
+export interface PressureConfig {
+  maxEventLoopDelayMs: number
+  maxEventLoopUtilization: number
+}
+
 export interface Config {
+  pressure: PressureConfig
   production: boolean
   /** no OPENOPERATOR_URL outside production: run the bundled simulator in-process */
   embeddedSimulator: boolean
@@ -248,6 +264,11 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   const connectionTimeoutMs = e.GATEWAY_CONNECTION_TIMEOUT_MS ?? longest + CONNECTION_TIMEOUT_MARGIN_MS
   if (connectionTimeoutMs <= longest) warnings.push(`GATEWAY_CONNECTION_TIMEOUT_MS is not above the longest legitimate request (${longest} ms): a slow mutation may lose its socket before it answers`)
 
+  if (e.GATEWAY_TASK_BODY_BUDGET_BYTES < e.UPSTREAM_MAX_TASK_RESPONSE_BYTES) {
+    // a budget smaller than one allowed answer would shed that answer every time
+    problems.push('GATEWAY_TASK_BODY_BUDGET_BYTES: must be at least UPSTREAM_MAX_TASK_RESPONSE_BYTES')
+  }
+
   if (problems.length > 0) throw new ConfigError(problems)
 
   return {
@@ -266,6 +287,8 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
       maxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
       maxTaskResponseBytes: e.UPSTREAM_MAX_TASK_RESPONSE_BYTES,
       cardMaxBytes: MiB,
+      readQueueMax: e.GATEWAY_UPSTREAM_QUEUE_MAX,
+      bodyBudgetBytes: e.GATEWAY_TASK_BODY_BUDGET_BYTES,
       plainHttp
     },
     callers,
@@ -275,6 +298,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     redisUrl: e.GATEWAY_REDIS_URL,
     rateLimitRead: e.GATEWAY_RATE_LIMIT_READ,
     rateLimitControl: e.GATEWAY_RATE_LIMIT_CONTROL,
+    pressure: { maxEventLoopDelayMs: e.GATEWAY_MAX_EVENT_LOOP_DELAY_MS, maxEventLoopUtilization: e.GATEWAY_MAX_EVENT_LOOP_UTILIZATION },
     rateLimitAuthFailures: e.GATEWAY_RATE_LIMIT_AUTH_FAILURES,
     host: e.HOST,
     port: e.PORT,

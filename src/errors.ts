@@ -38,6 +38,7 @@ export const ERROR_TABLE = {
   argus_supervisor_disabled: { status: 503, message: 'The Argus supervisor is disabled on the remote.' },
   argus_supervisor_unavailable: { status: 503, message: 'The Argus supervisor is unavailable on the remote.' },
   upstream_unavailable: { status: 503, message: 'The remote is unavailable.' },
+  overloaded: { status: 503, message: 'The gateway is overloaded; retry shortly.' },
   ledger_unavailable: { status: 503, message: 'The ledger is unavailable.' },
   shutting_down: { status: 503, message: 'The gateway is shutting down; retry the request.' },
   upstream_timeout: { status: 504, message: 'The remote did not answer in time.' },
@@ -49,6 +50,8 @@ export type ErrorCode = keyof typeof ERROR_TABLE
 const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'rate_limited',
   'upstream_unavailable',
+  // shed before routing because the event loop is saturated: nothing was done, retry after Retry-After
+  'overloaded',
   'ledger_unavailable',
   // refused before routing while the process drains: nothing was done, any replica may take it
   'shutting_down',

@@ -17,6 +17,13 @@ export function readFailure (err: unknown, requestId?: string): GatewayError {
     case 'http_status':
       // a plain-text 5xx (FastA2A's answer to an unknown method, or an outage) is never parsed
       return new GatewayError((err.httpStatus ?? 500) >= 500 ? 'upstream_unavailable' : 'upstream_rejected', opts)
+    case 'saturated':
+      // shed by the gateway's own bounds before (or instead of) holding the answer: come back later
+      return new GatewayError('upstream_unavailable', {
+        ...opts,
+        message: 'The gateway is at its limit of upstream reads; retry shortly.',
+        headers: { 'retry-after': String(err.retryAfterSeconds ?? 1) }
+      })
     case 'redirect':
     case 'too_large':
     case 'invalid':

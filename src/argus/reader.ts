@@ -57,7 +57,7 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
   async function uncachedGetTask (taskId: string, deadline: number): Promise<A2aTask> {
     let r: RpcResult
     try {
-      r = await o.client.rpc({ method: 'tasks/get', params: { id: taskId, historyLength: 0 }, op: 'tasks.get', kind: 'read', maxBytes: o.maxTaskResponseBytes, deadline })
+      r = await o.client.rpc({ method: 'tasks/get', params: { id: taskId, historyLength: 0 }, op: 'tasks.get', kind: 'read', maxBytes: o.maxTaskResponseBytes, deadline, budgeted: true })
     } catch (err) {
       throw readFailure(err)
     }

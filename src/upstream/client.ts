@@ -9,6 +9,8 @@ import { Client, Pool, buildConnector, type Dispatcher } from 'undici'
 import type { Logger } from 'pino'
 import { RpcResponseSchema, type RpcErrorObject } from '../../schemas/jsonrpc.js'
 import { exceedsDepth } from './json-depth.js'
+import { createReadGate, type ReadGate } from './read-gate.js'
+import { createByteBudget, type Hold } from './byte-budget.js'
 import { classifyTransportError, UpstreamCallError, type UpstreamOutcome } from './errors.js'
 
 export interface UpstreamClientOptions {
@@ -21,6 +23,10 @@ export interface UpstreamClientOptions {
   readTimeoutMs: number
   mutationTimeoutMs: number
   maxResponseBytes: number
+  /** reads in flight plus reads waiting for a socket; past it a read is shed (docs/design.md#load-shedding) */
+  readQueueMax?: number
+  /** bytes of budgeted answers (`tasks/get`) held at once; past it an answer is shed */
+  bodyBudgetBytes?: number
   logger: Logger
   /** observes every upstream exchange; `op` is the logical operation, never an advertised name */
   observe?: (op: string, outcome: UpstreamOutcome, seconds: number) => void
@@ -41,6 +47,8 @@ export interface RpcCall {
   headers?: Record<string, string>
   /** absolute deadline (ms since epoch) bounding the whole call, retry included */
   deadline?: number
+  /** reserve the answer's bytes against the body budget while it is read and parsed (large answers: `tasks/get`) */
+  budgeted?: boolean
 }
 
 export interface GetResult { status: number; body: Buffer }
@@ -53,6 +61,12 @@ export interface UpstreamClient {
 }
 
 interface Exchange { status: number; body: Buffer }
+
+/** sockets of the read Pool; the read gate lets no more than this many reads hold one */
+export const READ_CONNECTIONS = 16
+/** defaults of GATEWAY_UPSTREAM_QUEUE_MAX and GATEWAY_TASK_BODY_BUDGET_BYTES (docs/design.md#load-shedding) */
+export const DEFAULT_READ_QUEUE_MAX = 8 * READ_CONNECTIONS
+export const DEFAULT_BODY_BUDGET_BYTES = 64 * 1024 * 1024
 
 /** stop reading a body we refuse; the abort it causes is expected, not an error to surface */
 function discard (body: Dispatcher.ResponseData['body']): void {
@@ -79,11 +93,16 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   }
   const readPool = new Pool(o.origin, {
     connect,
-    connections: 16,
+    connections: READ_CONNECTIONS,
     headersTimeout: o.readTimeoutMs,
     bodyTimeout: o.readTimeoutMs,
     keepAliveTimeout: 4000
   })
+
+  const gate: ReadGate = createReadGate({ slots: READ_CONNECTIONS, max: o.readQueueMax ?? DEFAULT_READ_QUEUE_MAX })
+  const budget = createByteBudget(o.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES)
+  /** shed past the budget: the answer was coming, so something was sent, but nothing is held */
+  const overBudget = (status: number): UpstreamCallError => new UpstreamCallError('saturated', { httpStatus: status, retryAfterSeconds: 1 })
 
   const authHeaders: Record<string, string> = {}
   if (o.secret !== undefined) {
@@ -91,10 +110,24 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     else authHeaders['x-api-key'] = o.secret
   }
 
-  async function exchange (dispatcher: Dispatcher, req: { method: 'GET' | 'POST'; path: string; body?: string; headers: Record<string, string>; maxBytes: number; deadline: number; reset?: boolean }): Promise<Exchange> {
+  type ExchangeRequest = { method: 'GET' | 'POST'; path: string; body?: string; headers: Record<string, string>; maxBytes: number; deadline: number; reset?: boolean; hold?: Hold }
+
+  /** an exchange on the read Pool, through the gate: discovery waits first, JSON-RPC reads feed the estimate */
+  async function readExchange (req: ExchangeRequest, discovery: boolean): Promise<Exchange> {
+    if (req.deadline - Date.now() <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
+    const signal = AbortSignal.timeout(req.deadline - Date.now())
+    const ticket = await gate.acquire(req.deadline, signal, discovery)
+    try {
+      return await exchange(readPool, req, signal)
+    } finally {
+      gate.release(ticket, !discovery)
+    }
+  }
+
+  async function exchange (dispatcher: Dispatcher, req: ExchangeRequest, deadlineSignal?: AbortSignal): Promise<Exchange> {
     const remaining = req.deadline - Date.now()
     if (remaining <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
-    const signal = AbortSignal.timeout(remaining)
+    const signal = deadlineSignal ?? AbortSignal.timeout(remaining)
     let res: Dispatcher.ResponseData
     try {
       res = await dispatcher.request({
@@ -119,6 +152,11 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
       discard(res.body)
       throw new UpstreamCallError('too_large', { httpStatus: res.statusCode })
     }
+    const { hold } = req
+    if (hold !== undefined && Number.isFinite(declared) && !budget.reserve(hold, declared)) {
+      discard(res.body)
+      throw overBudget(res.statusCode)
+    }
     const chunks: Buffer[] = []
     let size = 0
     try {
@@ -128,6 +166,11 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
         if (size > req.maxBytes) {
           discard(res.body)
           throw new UpstreamCallError('too_large', { httpStatus: res.statusCode })
+        }
+        // a missing or short declaration: reserve what actually streams in
+        if (hold !== undefined && size > hold.bytes && !budget.reserve(hold, size - hold.bytes)) {
+          discard(res.body)
+          throw overBudget(res.statusCode)
         }
         chunks.push(buf)
       }
@@ -221,15 +264,22 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
       })
     }
     const deadline = Math.min(call.deadline ?? Infinity, Date.now() + o.readTimeoutMs)
-    return await timed(call.op, () => withReadRetry(deadline, async () =>
-      parseRpc(await exchange(readPool, { method: 'POST', path, body, headers, maxBytes, deadline }), id, call.op)))
+    return await timed(call.op, () => withReadRetry(deadline, async () => {
+      const hold: Hold | undefined = call.budgeted === true ? { bytes: 0 } : undefined
+      try {
+        return parseRpc(await readExchange({ method: 'POST', path, body, headers, maxBytes, deadline, hold }, false), id, call.op)
+      } finally {
+        // held until parsed: the chunks, the string and the object graph all live until here
+        if (hold !== undefined) budget.release(hold)
+      }
+    }))
   }
 
   async function get (suffix: string, opts: { op: string; maxBytes: number; deadline?: number }): Promise<GetResult> {
     if (!suffix.startsWith('/') || suffix.includes('//') || suffix.includes('..')) throw new Error('discovery paths are fixed suffixes of the A2A base')
     const deadline = Math.min(opts.deadline ?? Infinity, Date.now() + o.readTimeoutMs)
     return await timed(opts.op, () => withReadRetry(deadline, async () => {
-      return await exchange(readPool, { method: 'GET', path: `${o.basePath}${suffix}`, headers: { accept: 'application/json' }, maxBytes: opts.maxBytes, deadline })
+      return await readExchange({ method: 'GET', path: `${o.basePath}${suffix}`, headers: { accept: 'application/json' }, maxBytes: opts.maxBytes, deadline }, true)
     }))
   }
 

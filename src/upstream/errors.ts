@@ -11,22 +11,26 @@ export type UpstreamFailureKind =
   | 'too_large' // the body passed its byte cap
   | 'http_status' // a non-2xx answer without a valid JSON-RPC body
   | 'invalid' // a 2xx answer that is not the JSON-RPC response we asked for
+  | 'saturated' // shed by the gateway's own bounds (read queue, body byte budget): try again later
 
 /** the `outcome` label of gateway_upstream_requests_total */
-export type UpstreamOutcome = 'ok' | 'rpc_error' | 'timeout' | 'network' | 'redirect' | 'too_large' | 'invalid'
+export type UpstreamOutcome = 'ok' | 'rpc_error' | 'timeout' | 'network' | 'redirect' | 'too_large' | 'invalid' | 'shed'
 
 export class UpstreamCallError extends Error {
   readonly kind: UpstreamFailureKind
   readonly nothingSent: boolean
   readonly httpStatus: number | undefined
+  /** for `saturated`: when trying again is likely to find room (the Retry-After) */
+  readonly retryAfterSeconds: number | undefined
 
-  constructor (kind: UpstreamFailureKind, opts: { nothingSent?: boolean; httpStatus?: number; cause?: unknown } = {}) {
+  constructor (kind: UpstreamFailureKind, opts: { nothingSent?: boolean; httpStatus?: number; retryAfterSeconds?: number; cause?: unknown } = {}) {
     // the message is ours: a remote text never travels in it
     super(`upstream ${kind}${opts.httpStatus !== undefined ? ` (HTTP ${opts.httpStatus})` : ''}`, { cause: opts.cause })
     this.name = 'UpstreamCallError'
     this.kind = kind
     this.nothingSent = opts.nothingSent ?? false
     this.httpStatus = opts.httpStatus
+    this.retryAfterSeconds = opts.retryAfterSeconds
   }
 
   get outcome (): UpstreamOutcome {
@@ -38,6 +42,7 @@ export class UpstreamCallError extends Error {
       case 'too_large': return 'too_large'
       case 'http_status': return 'invalid'
       case 'invalid': return 'invalid'
+      case 'saturated': return 'shed'
     }
   }
 }

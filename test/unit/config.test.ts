@@ -24,12 +24,6 @@ describe('configuration', () => {
     expect(c.simulatorProfile).toBe('openoperator')
   })
 
-  it('limits failed authentications per client address: GATEWAY_RATE_LIMIT_AUTH_FAILURES, 30 a minute by default', () => {
-    expect(loadConfig({}).rateLimitAuthFailures).toBe(30)
-    expect(loadConfig({ GATEWAY_RATE_LIMIT_AUTH_FAILURES: '5' }).rateLimitAuthFailures).toBe(5)
-    expect(problems({ GATEWAY_RATE_LIMIT_AUTH_FAILURES: '0' }).map((x) => x.split(':')[0])).toEqual(['GATEWAY_RATE_LIMIT_AUTH_FAILURES'])
-  })
-
   it('METRICS_HOST defaults to HOST; the shutdown grace derives from the timeouts unless GATEWAY_SHUTDOWN_GRACE_MS is set', () => {
     expect(loadConfig({}).metricsHost).toBe('0.0.0.0')
     expect(loadConfig({ HOST: '127.0.0.1' }).metricsHost).toBe('127.0.0.1')
@@ -40,6 +34,12 @@ describe('configuration', () => {
     expect(loadConfig({ GATEWAY_SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs).toBe(0)
     expect(loadConfig({ GATEWAY_SHUTDOWN_GRACE_MS: '5000' }).shutdownGraceMs).toBe(5000)
     expect(problems({ GATEWAY_SHUTDOWN_GRACE_MS: '-1', METRICS_HOST: '' }).map((x) => x.split(':')[0]).sort()).toEqual(['GATEWAY_SHUTDOWN_GRACE_MS', 'METRICS_HOST'])
+  })
+
+  it('limits failed authentications per client address: GATEWAY_RATE_LIMIT_AUTH_FAILURES, 30 a minute by default', () => {
+    expect(loadConfig({}).rateLimitAuthFailures).toBe(30)
+    expect(loadConfig({ GATEWAY_RATE_LIMIT_AUTH_FAILURES: '5' }).rateLimitAuthFailures).toBe(5)
+    expect(problems({ GATEWAY_RATE_LIMIT_AUTH_FAILURES: '0' }).map((x) => x.split(':')[0])).toEqual(['GATEWAY_RATE_LIMIT_AUTH_FAILURES'])
   })
 
   it('takes the embedded simulator\'s profile from SIMULATOR_PROFILE, and refuses an unknown one', () => {
@@ -123,6 +123,18 @@ describe('configuration', () => {
     expect(loadConfig({ GATEWAY_CONNECTION_TIMEOUT_MS: '20000' }).warnings.join()).toMatch(/GATEWAY_CONNECTION_TIMEOUT_MS is not above the longest legitimate request \(42000 ms\)/)
     expect(problems({ GATEWAY_HEADERS_TIMEOUT_MS: '40000' })).toEqual(['GATEWAY_HEADERS_TIMEOUT_MS: must not exceed GATEWAY_REQUEST_TIMEOUT_MS'])
     expect(problems({ GATEWAY_MAX_CONNECTIONS: '0' }).map((x) => x.split(':')[0])).toEqual(['GATEWAY_MAX_CONNECTIONS'])
+  })
+
+  it('bounds upstream pressure: read queue 128, task body budget 64 MiB (at least one task answer), event-loop shedding at 200 ms / 0.98', () => {
+    const c = loadConfig({})
+    expect(c.upstream).toMatchObject({ readQueueMax: 128, bodyBudgetBytes: 64 * 1024 * 1024 })
+    expect(c.pressure).toEqual({ maxEventLoopDelayMs: 200, maxEventLoopUtilization: 0.98 })
+    const set = loadConfig({ GATEWAY_UPSTREAM_QUEUE_MAX: '32', GATEWAY_TASK_BODY_BUDGET_BYTES: String(20 * 1024 * 1024), GATEWAY_MAX_EVENT_LOOP_DELAY_MS: '0', GATEWAY_MAX_EVENT_LOOP_UTILIZATION: '0' })
+    expect(set.upstream).toMatchObject({ readQueueMax: 32, bodyBudgetBytes: 20 * 1024 * 1024 })
+    expect(set.pressure).toEqual({ maxEventLoopDelayMs: 0, maxEventLoopUtilization: 0 })
+    // a budget below one allowed task answer would shed that answer every time
+    expect(problems({ GATEWAY_TASK_BODY_BUDGET_BYTES: String(8 * 1024 * 1024) })).toEqual(['GATEWAY_TASK_BODY_BUDGET_BYTES: must be at least UPSTREAM_MAX_TASK_RESPONSE_BYTES'])
+    expect(problems({ GATEWAY_UPSTREAM_QUEUE_MAX: '0', GATEWAY_MAX_EVENT_LOOP_UTILIZATION: '1.5' }).map((x) => x.split(':')[0]).sort()).toEqual(['GATEWAY_MAX_EVENT_LOOP_UTILIZATION', 'GATEWAY_UPSTREAM_QUEUE_MAX'])
   })
 
   it('redacts a ledger password wherever it is printed', () => {
