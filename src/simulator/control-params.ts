@@ -1,5 +1,5 @@
 // The campaign-control params as the remote validates them: snake_case, as the seed and
-// CONTRACT §6 write them. `constraints` is left unknown here: its absence or any difference
+// docs/design.md#campaign-control write them. `constraints` is left unknown here: its absence or any difference
 // is a policy refusal, not a malformed request.
 import { z } from 'zod'
 

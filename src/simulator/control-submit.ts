@@ -1,7 +1,7 @@
 // The two campaign mutations that ride on standard A2A methods. A submission is a
 // non-blocking message/send carrying metadata.argus_supervisor: same policy and lease checks
 // as any mutation, answered at once with a durable task. tasks/cancel, as on real servers,
-// ignores its metadata for authority (CONTRACT §6); its request id still counts, and an
+// ignores its metadata for authority (docs/design.md#campaign-control); its request id still counts, and an
 // applied cancel is remembered, so request_status and replays know it.
 import type { ControlBook } from './control-book.js'
 import type { ResolvedControl } from './control-options.js'

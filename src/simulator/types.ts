@@ -32,7 +32,7 @@ export interface SimulatorOptions {
   campaignControl?: CampaignControlOptions
 }
 
-/** The logical operations of urn:openoperator:campaign-control:v1 (CONTRACT §6). */
+/** The logical operations of urn:openoperator:campaign-control:v1 (docs/design.md#campaign-control). */
 export type ControlOperation = 'claim_control' | 'read_control' | 'renew_control' | 'release_control' | 'intervene' | 'request_status' | 'cancel'
 
 export interface CampaignControlOptions {
