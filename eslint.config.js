@@ -31,6 +31,21 @@ export default tseslint.config(
     }
   },
   {
+    // the qualification cannot mutate or write by construction (docs/design.md#walls): no control
+    // or ledger code, nor what pulls them in (the gateway's config, app, server, plugins, routes);
+    // test/qualify/import-wall.test.ts checks the transitive imports
+    files: ['src/qualify/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/control/**', '**/ledger/**', '../config*', '../app*', '../server*', '**/plugins/**', '**/routes/**', 'fastify', 'fastify-*', '@fastify/*'], message: 'the qualification imports no control or ledger code, nor the gateway that holds it' }] }]
+    }
+  },
+  {
+    files: ['src/qualify/*/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/control/**', '**/ledger/**', '../../config*', '../../app*', '../../server*', '**/plugins/**', '**/routes/**', 'fastify', 'fastify-*', '@fastify/*'], message: 'the qualification imports no control or ledger code, nor the gateway that holds it' }] }]
+    }
+  },
+  {
     files: ['src/simulator/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['../upstream/**', '../discovery/**', '../argus/**', '../control/**', '../config*', '../errors*'], message: 'the simulator shares no wire or rule code with the gateway' }] }]

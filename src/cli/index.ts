@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The bin entry: `start` (default) runs the gateway, `simulator` runs the OpenOperator
-// simulator alone. Configuration errors are printed (never a secret) and exit 1.
+// simulator alone, `qualify` runs the read-only deployment smoke (docs/design.md#qualification).
+// Configuration errors are printed (never a secret) and exit 1 (`qualify`: 2).
 import closeWithGrace from 'close-with-grace'
 import { ConfigError, SIMULATOR_PROFILES, loadConfig } from '../config.js'
 import { startGatewayServer } from '../server.js'
@@ -51,7 +52,16 @@ async function main (argv: string[]): Promise<void> {
     closeWithGrace({ delay: 5_000 }, async () => { await sim.close() })
     return
   }
-  console.error(`unknown command "${command}"; use: start | simulator`)
+  if (command === 'qualify') {
+    // the smoke stands apart from the gateway: it imports no control or ledger code (docs/design.md#walls)
+    const { runQualifyCommand } = await import('../qualify/command.js')
+    process.exitCode = await runQualifyCommand(argv.slice(1), process.env, {
+      out: (line) => { process.stdout.write(`${line}\n`) },
+      err: (line) => { process.stderr.write(`${line}\n`) }
+    })
+    return
+  }
+  console.error(`unknown command "${command}"; use: start | simulator | qualify`)
   process.exit(2)
 }
 

@@ -17,7 +17,11 @@ export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
     })
 
     app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(DOCS_HTML))
-    app.get('/docs/a2a.json', async () => a2aDocs(state.opts))
+    app.get('/docs/a2a.json', async (request, reply) => {
+      const body = a2aDocs(state.opts)
+      if (await faulted(state, 'a2a-docs', request, reply, body)) return reply
+      return reply.send(body)
+    })
     app.get('/a2a/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(FASTA2A_DOCS_HTML))
 
     // FastA2A serves agent.json; OpenOperator adds agent-card.json; a2a-js serves only agent-card.json.
@@ -25,9 +29,16 @@ export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
     app.get('/a2a/.well-known/agent-card.json', cardHandler(state, 'agent-card', profile !== 'fasta2a'))
     app.get('/a2a/.well-known/agent.json', cardHandler(state, 'agent-json', profile !== 'a2a-js'))
 
+    // a `wrongRoute` fault plays a misrouted server that answers one of them
     for (const url of WRONG_ROUTES) {
-      app.get(url, async (_request, reply) => plain(reply, 404, 'Not Found'))
-      app.post(url, async (_request, reply) => plain(reply.header('allow', 'GET'), 405, 'Method Not Allowed'))
+      app.get(url, async (request, reply) => {
+        if (await faulted(state, 'wrong-route', request, reply, {}, url)) return reply
+        return plain(reply, 404, 'Not Found')
+      })
+      app.post(url, async (request, reply) => {
+        if (await faulted(state, 'wrong-route', request, reply, {}, url)) return reply
+        return plain(reply.header('allow', 'GET'), 405, 'Method Not Allowed')
+      })
     }
   }
 }
@@ -55,8 +66,8 @@ function cardHandler(state: SimulatorState, route: RouteName, served: boolean) {
 }
 
 /** Applies the route's next fault; true when the fault answered (or dropped) the request. */
-async function faulted(state: SimulatorState, route: RouteName, request: FastifyRequest, reply: FastifyReply, base: Record<string, unknown>): Promise<boolean> {
-  const fault = state.faults.takeForRequest({ route })
+async function faulted(state: SimulatorState, route: RouteName, request: FastifyRequest, reply: FastifyReply, base: Record<string, unknown>, path?: string): Promise<boolean> {
+  const fault = state.faults.takeForRequest({ route, path })
   if (fault === undefined) return false
   if (fault.kind === 'delay') return !(await pause(state, request, reply, fault.ms))
   // rpc-only kinds never reach a GET route (the fault book filters them).

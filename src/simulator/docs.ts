@@ -3,7 +3,8 @@
 import { ARGUS_URN } from './argus.js'
 import type { ResolvedOptions } from './state.js'
 
-export const WRONG_ROUTES = ['/a2a/message/send', '/a2a/tasks/get', '/a2a/agent-card']
+// the seed's three, plus /a2a/tasks/cancel, the third method name a client might mistake for a path
+export const WRONG_ROUTES = ['/a2a/message/send', '/a2a/tasks/get', '/a2a/tasks/cancel', '/a2a/agent-card']
 
 export function a2aDocs(opts: ResolvedOptions): Record<string, unknown> {
   const auth = opts.authSchemes.map((scheme) =>

@@ -3,13 +3,15 @@
 // at zero. Argus-only kinds wait for an Argus read so a stray tasks/get cannot eat them.
 import type { Fault, FaultTarget } from './types.js'
 
-export type RouteName = 'agent-card' | 'agent-json' | 'health' | 'rpc'
+export type RouteName = 'agent-card' | 'agent-json' | 'health' | 'a2a-docs' | 'wrong-route' | 'rpc'
 
 /** What a request is, as far as fault targets are concerned. */
 export interface FaultContext {
   route: RouteName
   rpcMethod?: string
   argusOperation?: string
+  /** the path of a wrong route */
+  path?: string
 }
 
 interface Entry {
@@ -63,6 +65,7 @@ export class FaultBook {
 function matches(target: FaultTarget, ctx: FaultContext): boolean {
   if (target === 'card') return ctx.route === 'agent-card' || ctx.route === 'agent-json'
   if (typeof target === 'string') return target === ctx.route
+  if ('wrongRoute' in target) return ctx.route === 'wrong-route' && ctx.path === target.wrongRoute
   if (ctx.route !== 'rpc') return false
   if ('rpcMethod' in target) return target.rpcMethod === ctx.rpcMethod
   return ctx.argusOperation !== undefined && target.argusOperation === ctx.argusOperation

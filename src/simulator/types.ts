@@ -120,6 +120,10 @@ export type FaultTarget =
   | { rpcMethod: string }
   | { argusOperation: string }
   | 'health'
+  /** GET /docs/a2a.json */
+  | 'a2a-docs'
+  /** one of the seed's wrong routes (e.g. '/a2a/tasks/get'), GET and POST: a misrouted server answering them */
+  | { wrongRoute: string }
 
 export type ArgusErrorCode =
   | 'invalid_argus_envelope'

@@ -1,0 +1,132 @@
+// The qualify command's configuration (docs/design.md#qualification): the few variables it
+// reads, validated with zod. It receives the environment from the CLI and never reads
+// process.env itself. It does not import src/config.ts, because that module pulls in ledger
+// code and the qualification must import none (docs/design.md#walls); the URL rules below are
+// the gateway's, restated.
+import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
+import { z } from 'zod'
+
+export type QualifyEnv = Record<string, string | undefined>
+
+const MiB = 1024 * 1024
+const SHA_PATTERN = /^[0-9a-f]{40}$/
+const unsetIfEmpty = (v: unknown): unknown => (v === '' ? undefined : v)
+const int = (min: number, max: number, fallback: number) => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(min).max(max).default(fallback))
+
+const QualifyEnvSchema = z.object({
+  NODE_ENV: z.string().optional(),
+  OPENOPERATOR_URL: z.preprocess(unsetIfEmpty, z.string({ error: 'required: the deployment to qualify' })),
+  EXPECTED_SOURCE_SHA: z.preprocess(unsetIfEmpty, z.string({ error: 'required: the full 40-hex commit the deployment must run' })
+    .regex(SHA_PATTERN, 'must be a full 40-hex commit in lower case (as git prints it), compared exactly')),
+  UPSTREAM_AUTH_SCHEME: z.preprocess(unsetIfEmpty, z.enum(['bearer', 'x-api-key']).default('bearer')),
+  UPSTREAM_CONNECT_TIMEOUT_MS: int(1, 600_000, 5000),
+  UPSTREAM_READ_TIMEOUT_MS: int(1, 600_000, 15_000),
+  UPSTREAM_MAX_RESPONSE_BYTES: int(1024, 1024 * MiB, 4 * MiB),
+  UPSTREAM_MAX_TASK_RESPONSE_BYTES: int(1024, 1024 * MiB, 16 * MiB)
+})
+
+export interface QualifyConfig {
+  /** origin of OPENOPERATOR_URL: the only place probes and the secret go */
+  origin: string
+  /** the URL's path without a trailing slash ('' at the root); /health is `${prefix}/health` */
+  prefix: string
+  secret: string
+  authScheme: 'bearer' | 'x-api-key'
+  caPem: string | undefined
+  expectedSourceSha: string
+  connectTimeoutMs: number
+  /** the bound of one assertion, every request and poll in it included */
+  assertionTimeoutMs: number
+  maxResponseBytes: number
+  maxTaskResponseBytes: number
+  warnings: string[]
+}
+
+export class QualifyConfigError extends Error {
+  constructor (readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`)
+    this.name = 'QualifyConfigError'
+  }
+}
+
+export function loadQualifyConfig (env: QualifyEnv, deps: { readFile?: (path: string) => string } = {}): QualifyConfig {
+  const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'))
+  const problems: string[] = []
+  const warnings: string[] = []
+  const parsed = QualifyEnvSchema.safeParse(env)
+  if (!parsed.success) for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.')}: ${issue.message}`)
+
+  const readFile = (file: string, variable: string): string | undefined => {
+    try {
+      return read(file).replace(/\r?\n$/, '')
+    } catch {
+      problems.push(`${variable}: cannot read the file it names`)
+      return undefined
+    }
+  }
+
+  const inline = env.SPYNEL_AGENT_ZERO_API_KEY
+  const file = env.SPYNEL_AGENT_ZERO_API_KEY_FILE
+  let secret: string | undefined
+  if (inline !== undefined && inline !== '' && file !== undefined && file !== '') problems.push('SPYNEL_AGENT_ZERO_API_KEY and SPYNEL_AGENT_ZERO_API_KEY_FILE are both set; set one')
+  else if (inline !== undefined && inline !== '') secret = inline
+  else if (file !== undefined && file !== '') secret = readFile(file, 'SPYNEL_AGENT_ZERO_API_KEY_FILE')
+  else problems.push('SPYNEL_AGENT_ZERO_API_KEY (or SPYNEL_AGENT_ZERO_API_KEY_FILE): required, the qualification checks that the deployment accepts it')
+  if (secret !== undefined && !/^[\x21-\x7e]+$/.test(secret)) problems.push('SPYNEL_AGENT_ZERO_API_KEY: must be printable ASCII without spaces')
+
+  let caPem: string | undefined
+  if (env.UPSTREAM_CA_FILE !== undefined && env.UPSTREAM_CA_FILE !== '') {
+    caPem = readFile(env.UPSTREAM_CA_FILE, 'UPSTREAM_CA_FILE')
+    if (caPem !== undefined && !caPem.includes('-----BEGIN CERTIFICATE-----')) problems.push('UPSTREAM_CA_FILE: not a PEM certificate bundle')
+  }
+
+  let target: { origin: string; prefix: string } | undefined
+  if (parsed.success) {
+    const u = parseTarget(parsed.data.OPENOPERATOR_URL, parsed.data.NODE_ENV === 'production')
+    if (typeof u === 'string') problems.push(u)
+    else {
+      target = u
+      if (u.plainHttp) warnings.push('OPENOPERATOR_URL uses plain http to a loopback host')
+    }
+  }
+
+  if (problems.length > 0 || !parsed.success || target === undefined || secret === undefined) throw new QualifyConfigError(problems)
+  const e = parsed.data
+  return {
+    origin: target.origin,
+    prefix: target.prefix,
+    secret,
+    authScheme: e.UPSTREAM_AUTH_SCHEME,
+    caPem,
+    expectedSourceSha: e.EXPECTED_SOURCE_SHA,
+    connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
+    assertionTimeoutMs: e.UPSTREAM_READ_TIMEOUT_MS,
+    maxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
+    maxTaskResponseBytes: e.UPSTREAM_MAX_TASK_RESPONSE_BYTES,
+    warnings
+  }
+}
+
+/** The gateway's URL rules (docs/design.md#configuration): no userinfo, query or fragment; https unless loopback outside production. */
+function parseTarget (raw: string, production: boolean): { origin: string; prefix: string; plainHttp: boolean } | string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return 'OPENOPERATOR_URL is not a valid URL'
+  }
+  if (url.username !== '' || url.password !== '' || /^[a-z]+:\/\/[^/]*@/i.test(raw)) return 'OPENOPERATOR_URL must not contain userinfo'
+  if (url.search !== '' || raw.includes('?')) return 'OPENOPERATOR_URL must not contain a query'
+  if (url.hash !== '' || raw.includes('#')) return 'OPENOPERATOR_URL must not contain a fragment'
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'OPENOPERATOR_URL must be https://'
+  const plainHttp = url.protocol === 'http:'
+  if (plainHttp && (production || !isLoopback(url.hostname))) return 'OPENOPERATOR_URL must be https:// (plain http is allowed only for a loopback host outside production)'
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, ''), plainHttp }
+}
+
+function isLoopback (hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  if (h === 'localhost' || h === '::1') return true
+  return isIP(h) === 4 && h.startsWith('127.')
+}
