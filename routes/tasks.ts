@@ -4,12 +4,15 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { GatewayError } from '../src/errors.js'
 import { projectTask } from '../src/tasks/projection.js'
+import { trustedSerializer } from '../src/plugins/trusted-serializer.js'
 import { TaskIdSchema, TaskProjectionSchema } from '../schemas/task.js'
 import { errorResponses } from '../schemas/rest.js'
 
 const tasks: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/tasks/:taskId', {
     config: { scope: 'read' },
+    // built field by field by projectTask: JSON.stringify, not the zod serializer (docs/design.md#hot-path)
+    serializerCompiler: trustedSerializer,
     schema: {
       tags: ['tasks'],
       summary: 'A task as an attempt outcome: state, campaign metadata, bounded artifacts',

@@ -27,3 +27,26 @@ export const TaskSchema = z.looseObject({
 })
 export type A2aTask = z.infer<typeof TaskSchema>
 export type A2aMessage = z.infer<typeof MessageSchema>
+
+// The same shapes checked by hand, for the hot path (docs/design.md#hot-path): each answers as
+// the schema's safeParse(v).success does and narrows to its type, without zod's walk and copy.
+// test/unit/hot-path-checks.property.test.ts holds them equal on arbitrary input.
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const optString = (v: unknown): boolean => v === undefined || typeof v === 'string'
+
+export const isPart = (v: unknown): v is z.infer<typeof PartSchema> => isRecord(v) && typeof v.kind === 'string'
+
+export const isMessage = (v: unknown): v is A2aMessage =>
+  isRecord(v) && v.kind === 'message' && Array.isArray(v.parts) && optString(v.messageId)
+
+export const isArtifact = (v: unknown): v is z.infer<typeof ArtifactSchema> =>
+  isRecord(v) && Array.isArray(v.parts) && optString(v.artifactId) && optString(v.name)
+
+export const isTask = (v: unknown): v is A2aTask =>
+  isRecord(v) &&
+  (v.kind === undefined || v.kind === 'task') &&
+  typeof v.id === 'string' && v.id.length >= 1 &&
+  optString(v.contextId) &&
+  isRecord(v.status) && typeof v.status.state === 'string' &&
+  (v.artifacts === undefined || Array.isArray(v.artifacts)) &&
+  (v.metadata === undefined || isRecord(v.metadata))

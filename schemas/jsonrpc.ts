@@ -18,3 +18,22 @@ export const RpcFailureSchema = z.object({ jsonrpc: z.literal('2.0'), id: RpcIdS
 
 export const RpcResponseSchema = z.union([RpcSuccessSchema, RpcFailureSchema])
 export type RpcResponse = z.infer<typeof RpcResponseSchema>
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * `RpcResponseSchema.safeParse(v)` by hand, for the hot path (docs/design.md#hot-path): the same
+ * answers — a present `result` makes a success, else a well-formed `error` a failure — without
+ * zod's union, refinements and copies. test/unit/hot-path-checks.property.test.ts holds the two
+ * equal on arbitrary input.
+ */
+export function checkRpcResponse (v: unknown): RpcResponse | undefined {
+  if (!isRecord(v) || v.jsonrpc !== '2.0') return undefined
+  const id = v.id
+  if (typeof id !== 'string' && typeof id !== 'number' && id !== null) return undefined
+  if ('result' in v) return { jsonrpc: '2.0', id, result: v.result }
+  const e = v.error
+  if (!isRecord(e) || !Number.isSafeInteger(e.code) || typeof e.message !== 'string') return undefined
+  const error: RpcErrorObject = 'data' in e ? { code: e.code as number, message: e.message, data: e.data } : { code: e.code as number, message: e.message }
+  return { jsonrpc: '2.0', id, error }
+}

@@ -7,6 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDe
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
+import { AccessLog } from './access-log.js'
 import { capConnections, createClientErrorHandler, createFrameworkErrors, serverBounds } from './http-edges.js'
 import type { Caller } from '../schemas/callers.js'
 import gatewayConfig from './plugins/config.js'
@@ -41,6 +42,8 @@ export interface AppDeps {
   callers: Caller[]
   logger: Logger
   metrics?: GatewayMetrics
+  /** identical reads in flight share one upstream call (default); off only for the bench */
+  coalesceReads?: boolean | undefined
 }
 
 export type GatewayApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>
@@ -59,7 +62,9 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
     clientErrorHandler: createClientErrorHandler(deps.logger, metrics),
     frameworkErrors: createFrameworkErrors(metrics),
     // the 503 while closing comes from the lifecycle plugin, in the contract's shape
-    return503OnClosing: false
+    return503OnClosing: false,
+    // one access line per request instead of Fastify's two (src/access-log.ts)
+    logController: new AccessLog()
   }).withTypeProvider<ZodTypeProvider>()
   capConnections(app.server, config.http, metrics)
   app.setValidatorCompiler(validatorCompiler)
@@ -86,7 +91,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   // domain: the remote as the gateway sees it
   await app.register(upstream)
   await app.register(discovery)
-  await app.register(argus)
+  await app.register(argus, { coalesce: deps.coalesceReads ?? true })
   // domain: the control plane, which writes the ledger
   await app.register(control)
 

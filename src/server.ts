@@ -30,6 +30,8 @@ export interface StartOptions {
   print?: (line: string) => void
   /** the app's logger; by default pino on stdout, scrubbed of the secrets this start knows */
   logger?: Logger
+  /** share identical reads in flight (docs/design.md#coalescing); off only to measure what it saves (bench) */
+  coalesceReads?: boolean
 }
 
 /** how long one rendering of the metrics serves scrapes (docs/design.md#metrics) */
@@ -91,7 +93,7 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   }
 
   const metrics = createMetrics()
-  const app = await buildApp({ config, callers, logger, metrics })
+  const app = await buildApp({ config, callers, logger, metrics, coalesceReads: opts.coalesceReads })
   const metricsServer = buildMetricsServer(metrics)
   let closing: Promise<void> | undefined
   // idempotent: a test may close explicitly and again when it finishes. It drains: the API

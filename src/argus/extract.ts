@@ -1,7 +1,8 @@
 // Where an Argus answer hides its payload or its safe error code (docs/design.md#argus-reads):
 // the first `data` part of a message, or of a completed task's artifacts, then its status
-// message; a code may sit in error.data.code, error.message, or a payload's `error`.
-import { ArtifactSchema, MessageSchema, PartSchema, type A2aTask } from '../../schemas/a2a.js'
+// message; a code may sit in error.data.code, error.message, or a payload's `error`. The shapes are
+// checked by hand (schemas/a2a.ts `isPart`…, docs/design.md#hot-path).
+import { isArtifact, isMessage, isPart, type A2aTask } from '../../schemas/a2a.js'
 import type { RpcErrorObject } from '../../schemas/jsonrpc.js'
 import { ARGUS_CODES, type ArgusCode } from './envelope.js'
 
@@ -10,21 +11,18 @@ const asCode = (v: unknown): ArgusCode | undefined => (ARGUS_CODES as readonly u
 
 function firstData (parts: unknown[]): Record<string, unknown> | undefined {
   for (const p of parts) {
-    const part = PartSchema.safeParse(p)
-    if (part.success && part.data.kind === 'data' && isObject(part.data.data)) return part.data.data
+    if (isPart(p) && p.kind === 'data' && isObject(p.data)) return p.data
   }
   return undefined
 }
 
 export function payloadOfMessage (message: unknown): Record<string, unknown> | undefined {
-  const m = MessageSchema.safeParse(message)
-  return m.success ? firstData(m.data.parts) : undefined
+  return isMessage(message) ? firstData(message.parts) : undefined
 }
 
 export function payloadOfTask (task: A2aTask): Record<string, unknown> | undefined {
   for (const a of task.artifacts ?? []) {
-    const art = ArtifactSchema.safeParse(a)
-    const data = art.success ? firstData(art.data.parts) : undefined
+    const data = isArtifact(a) ? firstData(a.parts) : undefined
     if (data !== undefined) return data
   }
   const msg = task.status.message

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createCache } from 'async-cache-dedupe'
-import { TaskSchema, type A2aTask } from '../../schemas/a2a.js'
+import { isTask, type A2aTask } from '../../schemas/a2a.js'
 import type { RpcResult, UpstreamClient } from '../upstream/client.js'
 import { GatewayError } from '../errors.js'
 import type { Discovery } from '../discovery/discovery.js'
@@ -29,6 +29,8 @@ export interface ArgusReaderOptions {
   discovery: Discovery
   readTimeoutMs: number
   maxTaskResponseBytes: number
+  /** identical reads in flight share one upstream call (docs/design.md#coalescing); default true */
+  coalesce?: boolean
   onCoalesced?: () => void
 }
 
@@ -39,9 +41,12 @@ export interface ArgusReader {
 }
 
 export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
-  const cache = createCache({ ttl: 0, storage: { type: 'memory' }, onDedupe: () => o.onCoalesced?.() })
+  const shared = createCache({ ttl: 0, storage: { type: 'memory' }, onDedupe: () => o.onCoalesced?.() })
     .define('argusRead', (operation: ArgusOperation) => uncachedRead(operation))
     .define('tasksGet', { serialize: (a: { taskId: string }) => a.taskId }, (a: { taskId: string; deadline: number }) => uncachedGetTask(a.taskId, a.deadline))
+  const cache = o.coalesce === false
+    ? { argusRead: uncachedRead, tasksGet: (a: { taskId: string; deadline: number }) => uncachedGetTask(a.taskId, a.deadline) }
+    : shared
 
   function rpcFailure (r: Extract<RpcResult, { ok: false }>, capability: 'argus' | 'tasks', operation: ArgusOperation | undefined, requestId: string | undefined): GatewayError {
     if (r.error.code === -32601) {
@@ -62,10 +67,11 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
       throw readFailure(err)
     }
     if (!r.ok) throw rpcFailure(r, 'tasks', undefined, undefined)
-    const task = TaskSchema.safeParse(r.result)
-    if (!task.success || task.data.id !== taskId) throw new GatewayError('upstream_invalid_response')
+    // TaskSchema, checked by hand (docs/design.md#hot-path)
+    const task = r.result
+    if (!isTask(task) || task.id !== taskId) throw new GatewayError('upstream_invalid_response')
     o.discovery.confirm('a2a.tasks.get')
-    return task.data
+    return task
   }
 
   function payloadOrError (payload: Record<string, unknown> | undefined, requestId: string): Record<string, unknown> {
@@ -120,10 +126,9 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
       if (payload !== undefined) o.discovery.confirm('a2a.message.send')
       return { operation, requestId, result: payloadOrError(payload, requestId) }
     }
-    const task = TaskSchema.safeParse(result)
-    if (!task.success) throw new GatewayError('upstream_invalid_response', { requestId })
+    if (!isTask(result)) throw new GatewayError('upstream_invalid_response', { requestId })
     o.discovery.confirm('a2a.message.send')
-    return { operation, requestId, result: await settle(task.data, requestId, deadline) }
+    return { operation, requestId, result: await settle(result, requestId, deadline) }
   }
 
   return {

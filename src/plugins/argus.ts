@@ -7,7 +7,7 @@ declare module 'fastify' {
   interface FastifyInstance { argus: ArgusReader }
 }
 
-export default fp(async (app) => {
+export default fp<{ coalesce?: boolean }>(async (app, opts) => {
   const config = app.gatewayConfig
   const { metrics } = app
   app.decorate('argus', createArgusReader({
@@ -15,6 +15,7 @@ export default fp(async (app) => {
     discovery: app.discovery,
     readTimeoutMs: config.upstream.readTimeoutMs,
     maxTaskResponseBytes: config.upstream.maxTaskResponseBytes,
+    coalesce: opts.coalesce ?? true,
     onCoalesced: () => metrics.readCoalesced.inc()
   }))
 }, { name: 'argus', dependencies: ['gateway-config', 'upstream', 'discovery', 'metrics'] })

@@ -1,8 +1,8 @@
-// Inbound authentication and scopes (docs/design.md#authentication): bearer tokens compared by
-// SHA-256 digest in constant time against every caller; 401 with WWW-Authenticate, 403 on a
-// missing scope. Routes declare `config: { scope }`; routes without one are public. Failed logins
+// Inbound authentication and scopes (docs/design.md#authentication): a bearer token is hashed once
+// (SHA-256) and its digest looked up among the callers' digests; 401 with WWW-Authenticate, 403 on
+// a missing scope. Routes declare `config: { scope }`; routes without one are public. Failed logins
 // are limited per client address (src/plugins/auth-failures.ts, docs/design.md#rate-limits).
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { Caller, Scope } from '../../schemas/callers.js'
 import { GatewayError } from '../errors.js'
@@ -18,16 +18,25 @@ export function sha256Hex (s: string): string {
   return createHash('sha256').update(s, 'utf8').digest('hex')
 }
 
-export function findCaller (callers: readonly Caller[], authorization: string | undefined): Caller | null {
-  const m = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(authorization ?? '')
+/**
+ * The callers by the hex SHA-256 of their token. Looking a digest up in a Map is safe against
+ * timing (docs/design.md#authentication): what the lookup's time depends on is the digest of the
+ * token presented, which a guesser cannot steer towards a stored digest without a SHA-256
+ * preimage, never the token itself; and the token is hashed whatever it is, so the time taken
+ * does not tell a near guess from a far one.
+ */
+export type CallerIndex = ReadonlyMap<string, Caller>
+
+export function indexCallers (callers: readonly Caller[]): CallerIndex {
+  return new Map(callers.map((c) => [c.tokenSha256.toLowerCase(), c]))
+}
+
+const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/i
+
+export function findCaller (callers: CallerIndex, authorization: string | undefined): Caller | null {
+  const m = BEARER.exec(authorization ?? '')
   if (m?.[1] === undefined) return null
-  const digest = createHash('sha256').update(m[1], 'utf8').digest()
-  let found: Caller | null = null
-  for (const c of callers) {
-    // compare against every caller so timing does not tell which one matched
-    if (timingSafeEqual(digest, Buffer.from(c.tokenSha256, 'hex')) && found === null) found = c
-  }
-  return found
+  return callers.get(sha256Hex(m[1])) ?? null
 }
 
 /** how many Authorization headers the request carried (`request.headers` keeps only the first) */
@@ -46,6 +55,7 @@ const unauthorized = (): GatewayError => new GatewayError('unauthorized', {
 
 export default fp<AuthOptions>(async (app, opts) => {
   app.decorateRequest('caller', null)
+  const index = indexCallers(opts.callers)
   app.addHook('onRequest', async (request) => {
     const scope = request.routeOptions.config.scope
     if (scope === undefined) return
@@ -54,7 +64,7 @@ export default fp<AuthOptions>(async (app, opts) => {
     // Node keeps the first of two Authorization headers; which one a proxy on the way used is
     // unknowable, so neither is taken
     if (authorizationHeaders(request.raw.rawHeaders) > 1) throw new GatewayError('invalid_request', { message: 'The request carries more than one Authorization header.' })
-    const caller = findCaller(opts.callers, request.headers.authorization)
+    const caller = findCaller(index, request.headers.authorization)
     if (caller === null) {
       await app.authFailures.record(request)
       throw unauthorized()

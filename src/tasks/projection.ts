@@ -1,7 +1,8 @@
 // The task projection (docs/design.md#task-projection): identity, state, compact campaign
 // metadata and bounded artifacts. History, metrics and stdout are dropped; a file part's URI is
-// inert text (`followed: false`) that nothing in the gateway ever fetches.
-import { ArtifactSchema, PartSchema, type A2aTask } from '../../schemas/a2a.js'
+// inert text (`followed: false`) that nothing in the gateway ever fetches. Shapes are checked by
+// hand (schemas/a2a.ts `isArtifact`, `isPart`; docs/design.md#hot-path), not by zod per item.
+import { isArtifact, isPart, type A2aTask } from '../../schemas/a2a.js'
 import type { ProjectedPart, TaskProjection } from '../../schemas/task.js'
 import { isObject } from '../argus/extract.js'
 
@@ -27,9 +28,8 @@ function supervisorOf (task: A2aTask): TaskProjection['supervisor'] {
 }
 
 function projectPart (raw: unknown): ProjectedPart | undefined {
-  const p = PartSchema.safeParse(raw)
-  if (!p.success) return undefined
-  const part = p.data
+  if (!isPart(raw)) return undefined
+  const part = raw
   if (part.kind === 'text' && typeof part.text === 'string') return { kind: 'text', text: part.text }
   if (part.kind === 'data' && isObject(part.data)) return { kind: 'data', data: part.data }
   if (part.kind === 'file' && isObject(part.file)) {
@@ -44,16 +44,16 @@ export function projectTask (task: A2aTask): TaskProjection {
   let truncated = all.length > MAX_ARTIFACTS
   let budget = MAX_ARTIFACT_BYTES
   for (const raw of all.slice(0, MAX_ARTIFACTS)) {
-    const a = ArtifactSchema.safeParse(raw)
-    if (!a.success) continue
-    const parts = a.data.parts.map(projectPart).filter((p): p is ProjectedPart => p !== undefined)
+    if (!isArtifact(raw)) continue
+    const a = raw
+    const parts = a.parts.map(projectPart).filter((p): p is ProjectedPart => p !== undefined)
     const bytes = Buffer.byteLength(JSON.stringify(parts), 'utf8')
     if (bytes > budget) {
       truncated = true
       break
     }
     budget -= bytes
-    artifacts.push({ artifactId: a.data.artifactId ?? null, name: a.data.name ?? null, parts })
+    artifacts.push({ artifactId: a.artifactId ?? null, name: a.name ?? null, parts })
   }
   return {
     taskId: task.id,

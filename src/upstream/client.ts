@@ -7,10 +7,11 @@ import { rootCertificates } from 'node:tls'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Client, Pool, buildConnector, type Dispatcher } from 'undici'
 import type { Logger } from 'pino'
-import { RpcResponseSchema, type RpcErrorObject } from '../../schemas/jsonrpc.js'
+import { checkRpcResponse, type RpcErrorObject } from '../../schemas/jsonrpc.js'
 import { exceedsDepth } from './json-depth.js'
 import { createReadGate, type ReadGate } from './read-gate.js'
 import { createByteBudget, type Hold } from './byte-budget.js'
+import { createDeadlineSweeper } from './deadlines.js'
 import { classifyTransportError, UpstreamCallError, type UpstreamOutcome } from './errors.js'
 
 export interface UpstreamClientOptions {
@@ -99,6 +100,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     keepAliveTimeout: 4000
   })
 
+  const deadlines = createDeadlineSweeper()
   const gate: ReadGate = createReadGate({ slots: READ_CONNECTIONS, max: o.readQueueMax ?? DEFAULT_READ_QUEUE_MAX })
   const budget = createByteBudget(o.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES)
   /** shed past the budget: the answer was coming, so something was sent, but nothing is held */
@@ -115,33 +117,32 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   /** an exchange on the read Pool, through the gate: discovery waits first, JSON-RPC reads feed the estimate */
   async function readExchange (req: ExchangeRequest, discovery: boolean): Promise<Exchange> {
     if (req.deadline - Date.now() <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
-    const signal = AbortSignal.timeout(req.deadline - Date.now())
-    const ticket = await gate.acquire(req.deadline, signal, discovery)
+    // no per-call signal or timer (docs/design.md#hot-path): a waiter leaves at its deadline by the gate's own timer
+    const ticket = await gate.acquire(req.deadline, undefined, discovery)
     try {
-      return await exchange(readPool, req, signal)
+      return await exchange(readPool, req)
     } finally {
       gate.release(ticket, !discovery)
     }
   }
 
-  async function exchange (dispatcher: Dispatcher, req: ExchangeRequest, deadlineSignal?: AbortSignal): Promise<Exchange> {
+  async function exchange (dispatcher: Dispatcher, req: ExchangeRequest): Promise<Exchange> {
     const remaining = req.deadline - Date.now()
     if (remaining <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
-    const signal = deadlineSignal ?? AbortSignal.timeout(remaining)
     let res: Dispatcher.ResponseData
     try {
+      // undici's headersTimeout is the deadline until the headers; the body is bounded below
       res = await dispatcher.request({
         method: req.method,
         path: req.path,
         body: req.body,
         headers: { ...req.headers, ...authHeaders },
-        signal,
         reset: req.reset ?? false,
         headersTimeout: remaining,
         bodyTimeout: remaining
       })
     } catch (err) {
-      throw classifyTransportError(err, typeof err === 'object' && err !== null && preConnect.has(err), signal.aborted)
+      throw classifyTransportError(err, typeof err === 'object' && err !== null && preConnect.has(err), Date.now() >= req.deadline)
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {
       discard(res.body)
@@ -157,27 +158,39 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
       discard(res.body)
       throw overBudget(res.statusCode)
     }
-    const chunks: Buffer[] = []
-    let size = 0
+    // the whole answer within the deadline, however slowly it trickles (src/upstream/deadlines.ts)
+    const body = res.body
+    const watch = deadlines.watch(req.deadline, () => { body.destroy(new UpstreamCallError('timeout')) })
     try {
-      for await (const chunk of res.body) {
-        const buf = chunk as Buffer
+      return { status: res.statusCode, body: await readCapped(body, req.maxBytes, hold, res.statusCode) }
+    } catch (err) {
+      throw classifyTransportError(err, false, Date.now() >= req.deadline)
+    } finally {
+      deadlines.unwatch(watch)
+    }
+  }
+
+  /** the body under its byte cap (and the budget, when held) as it streams; listeners, not an async iterator */
+  async function readCapped (body: Dispatcher.ResponseData['body'], maxBytes: number, hold: Hold | undefined, status: number): Promise<Buffer> {
+    return await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      const fail = (err: unknown): void => {
+        body.off('data', onData)
+        discard(body)
+        reject(err)
+      }
+      const onData = (buf: Buffer): void => {
         size += buf.length
-        if (size > req.maxBytes) {
-          discard(res.body)
-          throw new UpstreamCallError('too_large', { httpStatus: res.statusCode })
-        }
+        if (size > maxBytes) return fail(new UpstreamCallError('too_large', { httpStatus: status }))
         // a missing or short declaration: reserve what actually streams in
-        if (hold !== undefined && size > hold.bytes && !budget.reserve(hold, size - hold.bytes)) {
-          discard(res.body)
-          throw overBudget(res.statusCode)
-        }
+        if (hold !== undefined && size > hold.bytes && !budget.reserve(hold, size - hold.bytes)) return fail(overBudget(status))
         chunks.push(buf)
       }
-    } catch (err) {
-      throw classifyTransportError(err, false, signal.aborted)
-    }
-    return { status: res.statusCode, body: Buffer.concat(chunks, size) }
+      body.on('data', onData)
+      body.once('error', reject)
+      body.once('end', () => { resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)) })
+    })
   }
 
   /** the hand-written single retry of a read: once, with jitter, only when nothing was sent */
@@ -213,21 +226,22 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     }
     // deeper than the bound would overflow a serializer's stack on the way out (a 500)
     if (exceedsDepth(json)) json = undefined
-    const parsed = RpcResponseSchema.safeParse(json)
-    if (!parsed.success || parsed.data.id !== id) {
+    // RpcResponseSchema, checked by hand: the same verdict without zod on every answer (docs/design.md#hot-path)
+    const parsed = checkRpcResponse(json)
+    if (parsed === undefined || parsed.id !== id) {
       logRemoteFailure(op, ex.status, ex.body)
       if (ex.status >= 200 && ex.status < 300) throw new UpstreamCallError('invalid', { httpStatus: ex.status })
       throw new UpstreamCallError('http_status', { httpStatus: ex.status })
     }
-    if ('error' in parsed.data) {
-      logRemoteFailure(op, ex.status, ex.body, parsed.data.error.code)
-      return { ok: false, error: parsed.data.error, httpStatus: ex.status }
+    if ('error' in parsed) {
+      logRemoteFailure(op, ex.status, ex.body, parsed.error.code)
+      return { ok: false, error: parsed.error, httpStatus: ex.status }
     }
     if (ex.status < 200 || ex.status >= 300) {
       logRemoteFailure(op, ex.status, ex.body)
       throw new UpstreamCallError('http_status', { httpStatus: ex.status })
     }
-    return { ok: true, result: parsed.data.result, httpStatus: ex.status }
+    return { ok: true, result: parsed.result, httpStatus: ex.status }
   }
 
   async function timed<T extends { ok: boolean } | GetResult> (op: string, fn: () => Promise<T>): Promise<T> {
@@ -288,6 +302,9 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     get,
     // called once the API has stopped serving: an exchange still open belongs to a request the
     // drain cut, or to a discovery refresh, so it is aborted rather than waited for
-    close: async () => { await readPool.destroy() }
+    close: async () => {
+      deadlines.close()
+      await readPool.destroy()
+    }
   }
 }

@@ -17,9 +17,10 @@ export interface ReadGateOptions {
 export interface ReadGate {
   /**
    * Waits for a socket. `priority` (discovery) skips the bound and the estimate and waits at the
-   * front; an aborted `signal` (the read's deadline) leaves the queue as a `timeout`.
+   * front; a waiter leaves the queue as a `timeout` at its deadline (a timer armed only for a read
+   * that has to wait: the free-socket path allocates none) or when `signal` aborts.
    */
-  acquire: (deadline: number, signal: AbortSignal, priority?: boolean) => Promise<Ticket>
+  acquire: (deadline: number, signal?: AbortSignal, priority?: boolean) => Promise<Ticket>
   /** gives the socket back; `representative` reads (JSON-RPC, not discovery) feed the estimate */
   release: (ticket: Ticket, representative: boolean) => void
   stats: () => { inFlight: number; waiting: number; averageMs: number | undefined }
@@ -28,7 +29,7 @@ export interface ReadGate {
 /** one socket held: when it was taken */
 export interface Ticket { start: number }
 
-interface Waiter { deadline: number; resolve: (t: Ticket) => void; reject: (err: unknown) => void; signal: AbortSignal; onAbort: () => void }
+interface Waiter { deadline: number; resolve: (t: Ticket) => void; reject: (err: unknown) => void; signal: AbortSignal | undefined; onAbort: () => void; timer: NodeJS.Timeout | undefined }
 
 const ALPHA = 0.2
 
@@ -67,7 +68,8 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
   }
 
   function leave (w: Waiter): void {
-    w.signal.removeEventListener('abort', w.onAbort)
+    w.signal?.removeEventListener('abort', w.onAbort)
+    if (w.timer !== undefined) clearTimeout(w.timer)
   }
 
   /** after the estimate changes: a waiter that can no longer finish in time goes now, not at its deadline */
@@ -105,20 +107,25 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
         if (held.size + waiting.length >= o.max) throw shed()
         if (averageMs !== undefined && expectedEnd(freeAt(now(), averageMs), waiting.length, averageMs) > deadline) throw shed()
       }
-      if (signal.aborted) throw new UpstreamCallError('timeout', { nothingSent: true })
+      if (signal?.aborted === true) throw new UpstreamCallError('timeout', { nothingSent: true })
       return await new Promise<Ticket>((resolve, reject) => {
         const w: Waiter = {
           deadline,
           resolve,
           reject,
           signal,
+          timer: undefined,
           onAbort: () => {
             const i = waiting.indexOf(w)
-            if (i >= 0) waiting.splice(i, 1)
+            if (i < 0) return
+            waiting.splice(i, 1)
+            leave(w)
             reject(new UpstreamCallError('timeout', { nothingSent: true }))
           }
         }
-        signal.addEventListener('abort', w.onAbort, { once: true })
+        signal?.addEventListener('abort', w.onAbort, { once: true })
+        w.timer = setTimeout(w.onAbort, Math.max(0, deadline - now()))
+        w.timer.unref()
         if (priority) waiting.unshift(w)
         else waiting.push(w)
       })

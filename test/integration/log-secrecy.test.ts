@@ -59,8 +59,8 @@ describe('log secrecy at trace', () => {
       const offending = lines.filter((l) => l.includes(token) || l.includes(apiKey) || l.includes(q1) || l.includes(q2) ||
         l.includes('rawPacket') || /\[(\d{1,3},){16,}/.test(l))
       expect(offending).toEqual([])
-      // the access line names the route template and keeps the query's shape, values redacted
-      const access = lines.map((l) => JSON.parse(l)).filter((o) => o.msg === 'incoming request')
+      // the access line (one per request) names the route template and keeps the query's shape, values redacted
+      const access = lines.map((l) => JSON.parse(l)).filter((o) => o.msg === 'request completed')
       expect(access.some((o) => o.req.route === '/v1/tasks/:taskId' && o.req.url === '/v1/tasks/task-1?token=[REDACTED]&api_key=[REDACTED]')).toBe(true)
       expect(access.some((o) => o.req.url === '/v1/upstream' && o.req.route === '/v1/upstream')).toBe(true)
     } finally {

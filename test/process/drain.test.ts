@@ -139,10 +139,11 @@ describe('SIGTERM under load', () => {
   }, 20_000)
 
   it('cuts a request that outlasts a short grace, logs it, and still exits 0 promptly', async () => {
-    const { gw, url, token, agent } = await setup(4000, { GATEWAY_SHUTDOWN_GRACE_MS: '300' })
+    const { sim, gw, url, token, agent } = await setup(4000, { GATEWAY_SHUTDOWN_GRACE_MS: '300' })
     const slow = request(`${url}/v1/supervisor/health`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'slow-read-1' }, dispatcher: agent })
       .then(async (r) => { await r.body.text(); return `status ${r.statusCode}` }, (err: Error) => `reset: ${err.message}`)
-    await waitFor(() => gw.out().includes('slow-read-1') ? true : undefined, 5_000, 'the request to arrive').catch(() => undefined)
+    // in flight once the remote has it (the access line is written when a request ends, not when it arrives)
+    await waitFor(() => sim.rpcCalls().some((c) => c.method === 'message/send') ? true : undefined, 5_000, 'the request to arrive').catch(() => undefined)
     await new Promise((r) => setTimeout(r, 300))
     const t0 = Date.now()
     gw.child.kill('SIGTERM')

@@ -1,0 +1,50 @@
+// The hand-written checks of the hot path (docs/design.md#hot-path) answer exactly as the zod
+// schemas they stand for, on arbitrary input and on near-valid shapes (fast-check).
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { ArtifactSchema, MessageSchema, PartSchema, TaskSchema, isArtifact, isMessage, isPart, isTask } from '../../schemas/a2a.js'
+import { RpcResponseSchema, checkRpcResponse } from '../../schemas/jsonrpc.js'
+
+const json = fc.jsonValue({ maxDepth: 3 })
+const loose = fc.oneof(json, fc.constant(undefined), fc.string(), fc.integer(), fc.double(), fc.constant(null), fc.array(json, { maxLength: 2 }))
+/** records whose keys may or may not be present, each value right or wrong */
+const shaped = (fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Record<string, unknown>> =>
+  fc.record(Object.fromEntries(Object.entries(fields).map(([k, a]) => [k, fc.oneof(a, loose)])), { requiredKeys: [] })
+
+const part = shaped({ kind: fc.constantFrom('text', 'data', 'file'), text: fc.string(), data: json })
+const message = shaped({ kind: fc.constant('message'), parts: fc.array(part, { maxLength: 2 }), messageId: fc.string() })
+const artifact = shaped({ artifactId: fc.string(), name: fc.string(), parts: fc.array(part, { maxLength: 2 }) })
+const task = shaped({
+  kind: fc.constant('task'),
+  id: fc.string({ maxLength: 3 }),
+  contextId: fc.string(),
+  status: shaped({ state: fc.constantFrom('completed', 'working'), message }),
+  artifacts: fc.array(artifact, { maxLength: 2 }),
+  metadata: fc.dictionary(fc.string({ maxLength: 3 }), json, { maxKeys: 2 })
+})
+const rpc = shaped({
+  jsonrpc: fc.constant('2.0'),
+  id: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+  result: json,
+  error: shaped({ code: fc.oneof(fc.integer(), fc.double(), fc.constant(2 ** 60)), message: fc.string(), data: json })
+})
+
+const runs = { numRuns: 2000 }
+
+describe('hot-path checks equal their schemas', () => {
+  it('Part, Message, Artifact, Task', () => {
+    fc.assert(fc.property(fc.oneof(part, json), (v) => { expect(isPart(v)).toBe(PartSchema.safeParse(v).success) }), runs)
+    fc.assert(fc.property(fc.oneof(message, json), (v) => { expect(isMessage(v)).toBe(MessageSchema.safeParse(v).success) }), runs)
+    fc.assert(fc.property(fc.oneof(artifact, json), (v) => { expect(isArtifact(v)).toBe(ArtifactSchema.safeParse(v).success) }), runs)
+    fc.assert(fc.property(fc.oneof(task, json), (v) => { expect(isTask(v)).toBe(TaskSchema.safeParse(v).success) }), runs)
+  })
+
+  it('the JSON-RPC response: same verdict, same success or failure, same fields', () => {
+    fc.assert(fc.property(fc.oneof(rpc, json), (v) => {
+      const z = RpcResponseSchema.safeParse(v)
+      const h = checkRpcResponse(v)
+      expect(h !== undefined).toBe(z.success)
+      if (z.success) expect(h).toEqual(z.data)
+    }), runs)
+  })
+})
