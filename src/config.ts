@@ -29,7 +29,7 @@ const EnvSchema = z.object({
   GATEWAY_UPSTREAM_QUEUE_MAX: int(1, 1_000_000).default(128),
   GATEWAY_TASK_BODY_BUDGET_BYTES: int(1024, 64 * 1024 * MiB).default(64 * MiB),
   GATEWAY_MAX_EVENT_LOOP_DELAY_MS: int(0, 60_000).default(200),
-  GATEWAY_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0.98),
+  GATEWAY_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0),
   GATEWAY_CONTROL_ENABLED: bool.default(false),
   GATEWAY_LEASE_SAFETY_MS: int(0, 3_600_000).default(2000),
   GATEWAY_LEDGER_URL: z.string().min(1).optional(),

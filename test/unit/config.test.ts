@@ -125,10 +125,10 @@ describe('configuration', () => {
     expect(problems({ GATEWAY_MAX_CONNECTIONS: '0' }).map((x) => x.split(':')[0])).toEqual(['GATEWAY_MAX_CONNECTIONS'])
   })
 
-  it('bounds upstream pressure: read queue 128, task body budget 64 MiB (at least one task answer), event-loop shedding at 200 ms / 0.98', () => {
+  it('bounds upstream pressure: read queue 128, task body budget 64 MiB (at least one task answer), event-loop shedding at 200 ms, utilisation off', () => {
     const c = loadConfig({})
     expect(c.upstream).toMatchObject({ readQueueMax: 128, bodyBudgetBytes: 64 * 1024 * 1024 })
-    expect(c.pressure).toEqual({ maxEventLoopDelayMs: 200, maxEventLoopUtilization: 0.98 })
+    expect(c.pressure).toEqual({ maxEventLoopDelayMs: 200, maxEventLoopUtilization: 0 })
     const set = loadConfig({ GATEWAY_UPSTREAM_QUEUE_MAX: '32', GATEWAY_TASK_BODY_BUDGET_BYTES: String(20 * 1024 * 1024), GATEWAY_MAX_EVENT_LOOP_DELAY_MS: '0', GATEWAY_MAX_EVENT_LOOP_UTILIZATION: '0' })
     expect(set.upstream).toMatchObject({ readQueueMax: 32, bodyBudgetBytes: 20 * 1024 * 1024 })
     expect(set.pressure).toEqual({ maxEventLoopDelayMs: 0, maxEventLoopUtilization: 0 })
