@@ -10,6 +10,7 @@ import type { Config } from './config.js'
 import { AccessLog } from './access-log.js'
 import { capConnections, createClientErrorHandler, createFrameworkErrors, serverBounds } from './http-edges.js'
 import type { Caller } from '../schemas/callers.js'
+import type { Tracing } from './tracing/types.js'
 import gatewayConfig from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
 import requestId, { genReqId } from './plugins/request-id.js'
@@ -42,6 +43,8 @@ export interface AppDeps {
   callers: Caller[]
   logger: Logger
   metrics?: GatewayMetrics
+  /** started tracing (src/tracing/sdk.ts); absent when off, and then nothing of it is registered */
+  tracing?: Tracing | undefined
   /** identical reads in flight share one upstream call (default); off only for the bench */
   coalesceReads?: boolean | undefined
 }
@@ -70,7 +73,8 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
 
-  // infrastructure
+  // infrastructure; the server span first, so that every later hook runs inside it (docs/design.md#tracing)
+  if (deps.tracing !== undefined) await app.register(deps.tracing.plugin)
   await app.register(gatewayConfig, { config })
   await app.register(errorHandler)
   await app.register(requestId)
@@ -89,7 +93,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   // reverse order), after everything that could still write to it (docs/design.md#shutdown)
   await app.register(ledger)
   // domain: the remote as the gateway sees it
-  await app.register(upstream)
+  await app.register(upstream, { wrap: deps.tracing?.wrapUpstream })
   await app.register(discovery)
   await app.register(argus, { coalesce: deps.coalesceReads ?? true })
   // domain: the control plane, which writes the ledger

@@ -5,6 +5,7 @@ import { isIP } from 'node:net'
 import { z } from 'zod'
 import { CallersSchema, type Caller } from '../schemas/callers.js'
 import { CAMPAIGN_LOCK_WAIT_MS } from './ledger/campaign-locks.js'
+import { tracingEnabled } from './tracing/env.js'
 
 export type Env = Record<string, string | undefined>
 
@@ -137,6 +138,8 @@ export interface Config {
   discoveryIntervalMs: number
   http: HttpEdgeConfig
   logLevel: string
+  /** OpenTelemetry tracing: on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER is set (docs/design.md#tracing) */
+  tracing: boolean
   warnings: string[]
 }
 
@@ -317,6 +320,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
       maxRequestsPerSocket: e.GATEWAY_MAX_REQUESTS_PER_SOCKET
     },
     logLevel: e.LOG_LEVEL,
+    tracing: tracingEnabled(env),
     warnings
   }
 }

@@ -9,6 +9,8 @@ export interface LoggerOptions {
   secrets: Set<string>
   pretty?: boolean
   destination?: pino.DestinationStream
+  /** fields added to every line: the active span's `traceId` when tracing is on (src/tracing/log.ts) */
+  mixin?: () => object
 }
 
 const REDACT = [
@@ -92,6 +94,7 @@ export function createLogger (o: LoggerOptions): Logger {
     level: o.level,
     redact: { paths: REDACT, censor: '[REDACTED]' },
     serializers: { req: requestSerializer, err: errorSerializer },
+    ...(o.mixin !== undefined ? { mixin: o.mixin } : {}),
     hooks: {
       streamWrite: scrub,
       // a dependency's message may embed a URL with its query (Fastify's "Reply was already sent")

@@ -9,6 +9,7 @@ import { buildApp, type GatewayApp } from './app.js'
 import { redactUrl, type Config } from './config.js'
 import { createLogger } from './logger.js'
 import { drainAndClose } from './shutdown.js'
+import { startTracing } from './tracing/sdk.js'
 import { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
 import { sha256Hex } from './plugins/auth.js'
 import { startSimulator, type Simulator } from './simulator/index.js'
@@ -70,7 +71,9 @@ export function buildMetricsServer (metrics: GatewayMetrics, cacheMs = METRICS_C
 
 export async function startGatewayServer (base: Config, opts: StartOptions = {}): Promise<RunningGateway> {
   const secrets = new Set<string>()
-  const logger = opts.logger ?? createLogger({ level: base.logLevel, secrets, pretty: process.stdout.isTTY && !base.production })
+  // once per process, before the logger: its lines carry the trace id (docs/design.md#tracing)
+  const tracing = base.tracing ? await startTracing() : undefined
+  const logger = opts.logger ?? createLogger({ level: base.logLevel, secrets, pretty: process.stdout.isTTY && !base.production, mixin: tracing?.logMixin })
   for (const w of base.warnings) logger.warn(w)
 
   let config = base
@@ -93,7 +96,7 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   }
 
   const metrics = createMetrics()
-  const app = await buildApp({ config, callers, logger, metrics, coalesceReads: opts.coalesceReads })
+  const app = await buildApp({ config, callers, logger, metrics, coalesceReads: opts.coalesceReads, tracing })
   const metricsServer = buildMetricsServer(metrics)
   let closing: Promise<void> | undefined
   // idempotent: a test may close explicitly and again when it finishes. It drains: the API
@@ -104,6 +107,8 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
       const { inFlight, cut } = await drainAndClose(app, config.shutdownGraceMs, logger)
       await metricsServer.close()
       await simulator?.close()
+      // the spans of the last requests go out before the process ends
+      await tracing?.flush().catch(() => {})
       logger.info({ inFlight, cut, ms: Math.round(performance.now() - started) }, 'drained')
     })()
     await closing

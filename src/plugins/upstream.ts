@@ -9,7 +9,12 @@ declare module 'fastify' {
   interface FastifyInstance { upstream: UpstreamClient }
 }
 
-export default fp(async (app) => {
+export interface UpstreamPluginOptions {
+  /** the client span per call, when tracing is on (src/tracing/upstream.ts) */
+  wrap?: ((client: UpstreamClient, origin: string) => UpstreamClient) | undefined
+}
+
+export default fp<UpstreamPluginOptions>(async (app, opts) => {
   const { metrics } = app
   const upstream = createUpstreamClient({
     ...app.gatewayConfig.upstream,
@@ -20,6 +25,6 @@ export default fp(async (app) => {
       metrics.upstreamDuration.observe({ rpc_method: op }, seconds)
     }
   })
-  app.decorate('upstream', upstream)
+  app.decorate('upstream', opts.wrap?.(upstream, app.gatewayConfig.upstream.origin) ?? upstream)
   app.addHook('onClose', async () => { await upstream.close() })
 }, { name: 'upstream', dependencies: ['gateway-config', 'metrics'] })

@@ -1,0 +1,44 @@
+// Starts OpenTelemetry tracing for this process (docs/design.md#tracing), once, only when the
+// configuration says so (src/tracing/env.ts). Every OpenTelemetry module is imported here,
+// dynamically: a gateway without tracing loads none of them and runs no tracing code at all.
+// The SDK follows the OpenTelemetry environment conventions itself (OTEL_TRACES_EXPORTER,
+// OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT/PROTOCOL/HEADERS, OTEL_TRACES_SAMPLER, OTEL_SERVICE_NAME,
+// OTEL_RESOURCE_ATTRIBUTES, OTEL_PROPAGATORS, OTEL_BSP_*). Traces only: the metrics stay
+// Prometheus, and no log or metric exporter is started.
+import type { Tracing } from './types.js'
+
+let started: Promise<Tracing> | undefined
+
+export async function startTracing (): Promise<Tracing> {
+  started ??= (async () => {
+    const [{ NodeSDK }, { defaultResource, resourceFromAttributes }, { FastifyOtelInstrumentation }, { trace }, plugin, upstream, log] = await Promise.all([
+      import('@opentelemetry/sdk-node'),
+      import('@opentelemetry/resources'),
+      import('@fastify/otel'),
+      import('@opentelemetry/api'),
+      import('./plugin.js'),
+      import('./upstream.js'),
+      import('./log.js')
+    ])
+    const otel = new FastifyOtelInstrumentation(plugin.fastifyOtelOptions())
+    const sdk = new NodeSDK({
+      // a default name; OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES, detected at start, win over it
+      resource: defaultResource().merge(resourceFromAttributes({ 'service.name': 'openoperator-gateway' })),
+      instrumentations: [otel],
+      metricReaders: [],
+      logRecordProcessors: []
+    })
+    sdk.start()
+    const tracer = trace.getTracer('openoperator-gateway')
+    // the API hands out a proxy; the SDK's provider behind it is the one that buffers
+    const proxy = trace.getTracerProvider() as { getDelegate?: () => unknown }
+    const provider = (proxy.getDelegate?.() ?? proxy) as { forceFlush?: () => Promise<void> }
+    return {
+      plugin: plugin.tracingPlugin(otel),
+      wrapUpstream: (client, origin) => upstream.traceUpstream(client, origin, tracer),
+      logMixin: log.traceIdMixin,
+      flush: async () => { await provider.forceFlush?.() }
+    }
+  })()
+  return await started
+}

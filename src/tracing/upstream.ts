@@ -1,0 +1,94 @@
+// A client span per upstream call (docs/design.md#tracing), wrapped around the upstream client
+// rather than woven into it: the client stays free of tracing code and costs nothing more when
+// tracing is off (the wrapper is then never installed). The span covers the logical call — the
+// read's single retry included — and carries what the exchange meant, not only what went over
+// the wire: the logical operation, the request id, the task id, the outcome class of a mutation.
+// Never the params, the answer, a header or the remote's text.
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api'
+import type { GetResult, RpcCall, RpcResult, UpstreamClient } from '../upstream/client.js'
+import { UpstreamCallError } from '../upstream/errors.js'
+import { classifyAnswer, classifyFailure, type Classified } from '../control/outcome.js'
+
+/** the methods whose params name the task they act on (`params.id`) */
+const TASK_METHODS = new Set(['tasks/get', 'tasks/cancel'])
+
+const outcomeClass = (c: Classified): string => c.cls === 'result' ? 'applied' : c.cls
+
+function taskIdOf (value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
+  const o = value as Record<string, unknown>
+  return o.kind === 'task' && typeof o.id === 'string' ? o.id : undefined
+}
+
+function failed (span: Span, err: unknown): void {
+  // the outcome enum, never the error's message (it may quote the remote)
+  const outcome = err instanceof UpstreamCallError ? err.outcome : 'network'
+  span.setAttribute('gateway.upstream.outcome', outcome)
+  if (err instanceof UpstreamCallError && err.httpStatus !== undefined) span.setAttribute('http.response.status_code', err.httpStatus)
+  span.setStatus({ code: SpanStatusCode.ERROR, message: outcome })
+}
+
+export function traceUpstream (inner: UpstreamClient, origin: string, tracer: Tracer = trace.getTracer('openoperator-gateway')): UpstreamClient {
+  const url = new URL(origin)
+  const server: Attributes = {
+    'server.address': url.hostname,
+    'server.port': Number(url.port !== '' ? url.port : url.protocol === 'https:' ? 443 : 80)
+  }
+
+  async function rpc (call: RpcCall): Promise<RpcResult> {
+    const attributes: Attributes = {
+      ...server,
+      'rpc.system': 'jsonrpc',
+      'rpc.method': call.method,
+      'a2a.method': call.op,
+      'a2a.kind': call.kind
+    }
+    // Argus reads and mutations send their request id as the JSON-RPC id; other reads get a random one
+    if (call.id !== undefined) attributes['a2a.request_id'] = call.id
+    const paramsTask = TASK_METHODS.has(call.method) ? call.params.id : undefined
+    if (typeof paramsTask === 'string') attributes['a2a.task_id'] = paramsTask
+    return await tracer.startActiveSpan(`A2A ${call.op}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const headers: Record<string, string> = { ...call.headers }
+      propagation.inject(context.active(), headers)
+      try {
+        const r = await inner.rpc({ ...call, headers })
+        span.setAttribute('http.response.status_code', r.httpStatus)
+        span.setAttribute('gateway.upstream.outcome', r.ok ? 'ok' : 'rpc_error')
+        if (!r.ok) {
+          span.setAttribute('rpc.jsonrpc.error_code', r.error.code)
+          span.setStatus({ code: SpanStatusCode.ERROR, message: 'rpc_error' })
+        } else if (attributes['a2a.task_id'] === undefined) {
+          const task = taskIdOf(r.result)
+          if (task !== undefined) span.setAttribute('a2a.task_id', task)
+        }
+        if (call.kind === 'mutation') span.setAttribute('a2a.outcome', outcomeClass(classifyAnswer(r)))
+        return r
+      } catch (err) {
+        failed(span, err)
+        if (call.kind === 'mutation') span.setAttribute('a2a.outcome', outcomeClass(classifyFailure(err)))
+        throw err
+      } finally {
+        span.end()
+      }
+    })
+  }
+
+  async function get (suffix: string, opts: { op: string; maxBytes: number; deadline?: number }): Promise<GetResult> {
+    const attributes: Attributes = { ...server, 'a2a.method': opts.op, 'a2a.kind': 'discovery', 'http.request.method': 'GET', 'url.path': suffix }
+    return await tracer.startActiveSpan(`A2A ${opts.op}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      try {
+        const r = await inner.get(suffix, opts)
+        span.setAttribute('http.response.status_code', r.status)
+        if (r.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${r.status}` })
+        return r
+      } catch (err) {
+        failed(span, err)
+        throw err
+      } finally {
+        span.end()
+      }
+    })
+  }
+
+  return { rpc, get, close: inner.close }
+}
