@@ -30,7 +30,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function checkRpcResponse (v: unknown): RpcResponse | undefined {
   if (!isRecord(v) || v.jsonrpc !== '2.0') return undefined
   const id = v.id
-  if (typeof id !== 'string' && typeof id !== 'number' && id !== null) return undefined
+  // as zod's z.number(): finite only (JSON never yields NaN or Infinity, but the check must not differ)
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isFinite(id)) && id !== null) return undefined
   if ('result' in v) return { jsonrpc: '2.0', id, result: v.result }
   const e = v.error
   if (!isRecord(e) || !Number.isSafeInteger(e.code) || typeof e.message !== 'string') return undefined
