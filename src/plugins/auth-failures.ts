@@ -45,12 +45,43 @@ export default fp<{ perMinute: number }>(async (app, opts) => {
     })
   }
 
+  // Without Redis the counts live in this process (@fastify/rate-limit's in-memory store), so an
+  // address with no failure recorded in the last window cannot be over its budget: its check
+  // skips the store (docs/design.md#hot-path). The check still comes before the token is looked
+  // at. Kept per address, oldest first; while an address was forgotten before its window ended
+  // (more than MEMORY_ADDRESSES failing at once), every check asks the store again.
+  const local = app.redis === undefined
+  const failedAt = new Map<string, number>()
+  let forgotUntil = 0
+  const mayBeOver = (ip: string, now: number): boolean => {
+    if (!local || now < forgotUntil) return true
+    const at = failedAt.get(ip)
+    if (at === undefined) return false
+    if (now - at < WINDOW_MS) return true
+    failedAt.delete(ip)
+    return false
+  }
+  const noteFailure = (ip: string, now: number): void => {
+    if (!local) return
+    failedAt.delete(ip)
+    if (failedAt.size >= MEMORY_ADDRESSES) {
+      for (const [old, at] of failedAt) {
+        if (failedAt.size < MEMORY_ADDRESSES) break
+        failedAt.delete(old)
+        if (now - at < WINDOW_MS) forgotUntil = Math.max(forgotUntil, at + WINDOW_MS)
+      }
+    }
+    failedAt.set(ip, now)
+  }
+
   app.decorate('authFailures', {
     async refuseIfOver (request) {
+      if (!mayBeOver(request.ip, Date.now())) return
       const r = await limit(request, { increment: false })
       if (!r.isAllowed && r.remaining === 0) throw refuse(request, r.ttl)
     },
     async record (request) {
+      noteFailure(request.ip, Date.now())
       const r = await limit(request)
       if (r.isAllowed || !r.isExceeded) return
       throw refuse(request, r.ttl)

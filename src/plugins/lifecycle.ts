@@ -43,15 +43,20 @@ export default fp(async (app) => {
   // any app.close() drains, not only the one server.ts begins
   app.addHook('preClose', async () => { draining = true })
 
-  app.addHook('onRequest', async (request) => {
+  // callback-style hooks on the hot path: an async hook costs a promise and a microtask per
+  // request (docs/design.md#hot-path)
+  app.addHook('onRequest', (request, _reply, done) => {
     if (draining && !PROBES.has(request.routeOptions.url ?? '')) {
-      throw new GatewayError('shutting_down', { headers: { connection: 'close', 'retry-after': String(SHUTDOWN_RETRY_AFTER_S) } })
+      done(new GatewayError('shutting_down', { headers: { connection: 'close', 'retry-after': String(SHUTDOWN_RETRY_AFTER_S) } }))
+      return
     }
     live.set(request, performance.now())
+    done()
   })
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (draining) reply.header('connection', 'close')
+    done(null, payload)
   })
-  app.addHook('onResponse', async (request) => { live.delete(request) })
-  app.addHook('onRequestAbort', async (request) => { live.delete(request) })
+  app.addHook('onResponse', (request, _reply, done) => { live.delete(request); done() })
+  app.addHook('onRequestAbort', (request, done) => { live.delete(request); done() })
 }, { name: 'lifecycle' })

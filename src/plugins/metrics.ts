@@ -95,10 +95,11 @@ declare module 'fastify' {
 
 export default fp<{ metrics: GatewayMetrics }>(async (app, opts) => {
   app.decorate('metrics', opts.metrics)
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
     const method = request.method
     opts.metrics.httpRequests.inc({ route, method, status: String(reply.statusCode) })
     opts.metrics.httpDuration.observe({ route, method }, reply.elapsedTime / 1000)
+    done()
   })
 }, { name: 'metrics' })

@@ -21,8 +21,10 @@ export function routedRequest (req: IncomingMessage): FastifyRequest | undefined
 }
 
 export default fp(async (app) => {
-  app.addHook('onRequest', async (request, reply) => {
+  // callback style: no promise per request (docs/design.md#hot-path)
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     routed.set(request.raw, request)
+    done()
   })
 }, { name: 'request-id' })

@@ -24,10 +24,11 @@ export default fp(async (app) => {
   if (secret === undefined || secret === '') return
   const forms = secretForms(secret)
   const refused = JSON.stringify(new GatewayError('upstream_invalid_response').toBody())
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!carriesSecret(payload, forms)) return payload
+  // callback style: no promise per answer (docs/design.md#hot-path)
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!carriesSecret(payload, forms)) { done(null, payload); return }
     request.log.error({ route: request.routeOptions.url, status: reply.statusCode }, 'an answer carried the upstream secret: refused')
     reply.code(502).type('application/json').removeHeader('content-length')
-    return refused
+    done(null, refused)
   })
 }, { name: 'secret-guard', dependencies: ['gateway-config'] })
