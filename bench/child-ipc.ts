@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const BUILD = join(ROOT, 'node_modules', '.cache', 'oo-gw-bench')
+export const BUILD = join(ROOT, 'node_modules', '.cache', 'oo-gw-bench')
 let built = false
 
 /** compiles src, routes, schemas and bench once per run */
@@ -20,7 +20,8 @@ export function buildChildren (): void {
 }
 
 export type ParentMessage = { type: 'stats' } | { type: 'reset' } | { type: 'close' }
-export interface ChildStats { cpuUs: number; rss: number; peakRss: number; heapUsed: number; calls: Record<string, number> }
+/** `uptimeMs`: the child's performance.now(), to align its own records (bench/stall-probe.ts) with the parent's phases */
+export interface ChildStats { cpuUs: number; rss: number; peakRss: number; heapUsed: number; uptimeMs: number; calls: Record<string, number> }
 export type ChildMessage = { type: 'ready'; url: string } | ({ type: 'stats' } & ChildStats)
 
 /** in the child: answer the parent; `calls` reports what the child counts (upstream calls by method) */
@@ -42,7 +43,7 @@ export function serveParent (url: string, close: () => Promise<void>, calls: () 
       const cpu = process.cpuUsage()
       const rss = process.memoryUsage.rss()
       peak = Math.max(peak, rss)
-      const msg: ChildMessage = { type: 'stats', cpuUs: cpu.user + cpu.system, rss, peakRss: peak, heapUsed: process.memoryUsage().heapUsed, calls: calls() }
+      const msg: ChildMessage = { type: 'stats', cpuUs: cpu.user + cpu.system, rss, peakRss: peak, heapUsed: process.memoryUsage().heapUsed, uptimeMs: performance.now(), calls: calls() }
       process.send?.(msg)
     } else if (m.type === 'reset') {
       peak = process.memoryUsage.rss()

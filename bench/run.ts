@@ -1,6 +1,6 @@
-// npm run bench [-- --soak | --profile | --mutations | --all]: the comparison (compare.ts) by
+// npm run bench [-- --soak | --profile | --stalls | --mutations | --all]: the comparison (compare.ts) by
 // default; the 5-minute soak (soak.ts); a CPU profile of the gateway under the uncached read
-// (profile.ts); the mutations bench (mutations.ts); or the comparison then mutations.
+// (profile.ts); the steady-rate tail split into GC and waiting for a CPU (stalls.ts); the mutations bench (mutations.ts); or the comparison then mutations.
 const args = new Set(process.argv.slice(2))
 if (args.has('--soak')) {
   const { soak } = await import('./soak.js')
@@ -8,6 +8,9 @@ if (args.has('--soak')) {
 } else if (args.has('--profile')) {
   const { profile } = await import('./profile.js')
   await profile()
+} else if (args.has('--stalls')) {
+  const { stalls } = await import('./stalls.js')
+  await stalls()
 } else if (args.has('--mutations')) {
   await import('./mutations.js')
 } else {
