@@ -12,19 +12,26 @@ export function genReqId (req: IncomingMessage): string {
   return typeof h === 'string' && SAFE_ID.test(h) ? h : randomUUID()
 }
 
-// each request Fastify routed, by its raw request: an answer written straight to the socket (a
-// body that never arrived, docs/design.md#http-edges) keeps the request's id and route
-const routed = new WeakMap<IncomingMessage, FastifyRequest>()
+// each request Fastify routed, on its raw request: an answer written straight to the socket (a
+// body that never arrived, docs/design.md#http-edges) keeps the request's id and route. A
+// property, not a WeakMap (docs/design.md#hot-path): a WeakMap living in the old generation kept
+// every request's whole graph (request, reply, response, logger) alive through the young-generation
+// collections until the next full one — ~0.9 MB promoted per scavenge at 1,000 req/s, the
+// mark-compacts and most of the steady-rate p99. The raw request and Fastify's request already
+// point at each other, so this keeps nothing alive longer.
+const ROUTED = Symbol('oogw.routed')
+type RoutedRaw = IncomingMessage & { [ROUTED]?: FastifyRequest }
 
 export function routedRequest (req: IncomingMessage): FastifyRequest | undefined {
-  return routed.get(req)
+  return (req as RoutedRaw)[ROUTED]
 }
 
 export default fp(async (app) => {
   // callback style: no promise per request (docs/design.md#hot-path)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
-    routed.set(request.raw, request)
+    const raw: RoutedRaw = request.raw
+    raw[ROUTED] = request
     done()
   })
 }, { name: 'request-id' })
