@@ -1,11 +1,12 @@
 // Configuration (docs/design.md#configuration): the only reader of the environment. One zod schema,
 // fail fast with a message naming every bad variable and never echoing a secret.
 import { readFileSync } from 'node:fs'
-import { isIP } from 'node:net'
 import { z } from 'zod'
 import { CallersSchema, type Caller } from '../schemas/callers.js'
 import { CAMPAIGN_LOCK_WAIT_MS } from './ledger/campaign-locks.js'
 import { tracingEnabled } from './tracing/env.js'
+import { isLoopbackHost, parseOpenOperatorUrl } from './upstream/url.js'
+import { inlineOrFile, readSecretFile } from './env-files.js'
 
 export type Env = Record<string, string | undefined>
 
@@ -150,39 +151,12 @@ export class ConfigError extends Error {
   }
 }
 
-export function isLoopbackHost (hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  if (h === 'localhost' || h === '::1') return true
-  return isIP(h) === 4 && h.startsWith('127.')
-}
+export { isLoopbackHost }
 
 /** Parses OPENOPERATOR_URL into origin and A2A base path, or returns the problem. */
 export function parseUpstreamUrl (raw: string, production: boolean): { origin: string; basePath: string; plainHttp: boolean } | string {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return 'OPENOPERATOR_URL is not a valid URL'
-  }
-  if (url.username !== '' || url.password !== '' || /^[a-z]+:\/\/[^/]*@/i.test(raw)) return 'OPENOPERATOR_URL must not contain userinfo'
-  if (url.search !== '' || raw.includes('?')) return 'OPENOPERATOR_URL must not contain a query'
-  if (url.hash !== '' || raw.includes('#')) return 'OPENOPERATOR_URL must not contain a fragment'
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'OPENOPERATOR_URL must be https://'
-  const plainHttp = url.protocol === 'http:'
-  if (plainHttp && (production || !isLoopbackHost(url.hostname))) {
-    return 'OPENOPERATOR_URL must be https:// (plain http is allowed only for a loopback host outside production)'
-  }
-  const path = url.pathname.replace(/\/+$/, '')
-  return { origin: url.origin, basePath: `${path}/a2a`, plainHttp }
-}
-
-function readSecretFile (file: string, variable: string, problems: string[], read: (p: string) => string): string | undefined {
-  try {
-    return read(file).replace(/\r?\n$/, '')
-  } catch {
-    problems.push(`${variable}: cannot read the file it names`)
-    return undefined
-  }
+  const u = parseOpenOperatorUrl(raw, production)
+  return typeof u === 'string' ? u : { origin: u.origin, basePath: `${u.path}/a2a`, plainHttp: u.plainHttp }
 }
 
 export interface LoadConfigDeps { readFile?: (path: string) => string }
@@ -199,17 +173,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   const e = parsed.data
   const production = e.NODE_ENV === 'production'
 
-  const pick = (inline: string, file: string): string | undefined => {
-    const a = env[inline]
-    const b = env[file]
-    if (a !== undefined && a !== '' && b !== undefined && b !== '') {
-      problems.push(`${inline} and ${file} are both set; set one`)
-      return undefined
-    }
-    if (a !== undefined && a !== '') return a
-    if (b !== undefined && b !== '') return readSecretFile(b, file, problems, read)
-    return undefined
-  }
+  const pick = (inline: string, file: string): string | undefined => inlineOrFile(env, inline, file, problems, read)
 
   const secret = pick('SPYNEL_AGENT_ZERO_API_KEY', 'SPYNEL_AGENT_ZERO_API_KEY_FILE')
   if (secret !== undefined && !/^[\x21-\x7e]+$/.test(secret)) problems.push('SPYNEL_AGENT_ZERO_API_KEY: must be printable ASCII without spaces')

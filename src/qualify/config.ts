@@ -4,8 +4,9 @@
 // code and the qualification must import none (docs/design.md#walls); the URL rules below are
 // the gateway's, restated.
 import { readFileSync } from 'node:fs'
-import { isIP } from 'node:net'
 import { z } from 'zod'
+import { inlineOrFile, readSecretFile } from '../env-files.js'
+import { parseOpenOperatorUrl } from '../upstream/url.js'
 
 export type QualifyEnv = Record<string, string | undefined>
 
@@ -57,22 +58,11 @@ export function loadQualifyConfig (env: QualifyEnv, deps: { readFile?: (path: st
   const parsed = QualifyEnvSchema.safeParse(env)
   if (!parsed.success) for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.')}: ${issue.message}`)
 
-  const readFile = (file: string, variable: string): string | undefined => {
-    try {
-      return read(file).replace(/\r?\n$/, '')
-    } catch {
-      problems.push(`${variable}: cannot read the file it names`)
-      return undefined
-    }
-  }
+  const readFile = (file: string, variable: string): string | undefined => readSecretFile(file, variable, problems, read)
 
-  const inline = env.SPYNEL_AGENT_ZERO_API_KEY
-  const file = env.SPYNEL_AGENT_ZERO_API_KEY_FILE
-  let secret: string | undefined
-  if (inline !== undefined && inline !== '' && file !== undefined && file !== '') problems.push('SPYNEL_AGENT_ZERO_API_KEY and SPYNEL_AGENT_ZERO_API_KEY_FILE are both set; set one')
-  else if (inline !== undefined && inline !== '') secret = inline
-  else if (file !== undefined && file !== '') secret = readFile(file, 'SPYNEL_AGENT_ZERO_API_KEY_FILE')
-  else problems.push('SPYNEL_AGENT_ZERO_API_KEY (or SPYNEL_AGENT_ZERO_API_KEY_FILE): required, the qualification checks that the deployment accepts it')
+  const before = problems.length
+  const secret = inlineOrFile(env, 'SPYNEL_AGENT_ZERO_API_KEY', 'SPYNEL_AGENT_ZERO_API_KEY_FILE', problems, read)
+  if (secret === undefined && problems.length === before) problems.push('SPYNEL_AGENT_ZERO_API_KEY (or SPYNEL_AGENT_ZERO_API_KEY_FILE): required, the qualification checks that the deployment accepts it')
   if (secret !== undefined && !/^[\x21-\x7e]+$/.test(secret)) problems.push('SPYNEL_AGENT_ZERO_API_KEY: must be printable ASCII without spaces')
 
   let caPem: string | undefined
@@ -83,10 +73,10 @@ export function loadQualifyConfig (env: QualifyEnv, deps: { readFile?: (path: st
 
   let target: { origin: string; prefix: string } | undefined
   if (parsed.success) {
-    const u = parseTarget(parsed.data.OPENOPERATOR_URL, parsed.data.NODE_ENV === 'production')
+    const u = parseOpenOperatorUrl(parsed.data.OPENOPERATOR_URL, parsed.data.NODE_ENV === 'production')
     if (typeof u === 'string') problems.push(u)
     else {
-      target = u
+      target = { origin: u.origin, prefix: u.path }
       if (u.plainHttp) warnings.push('OPENOPERATOR_URL uses plain http to a loopback host')
     }
   }
@@ -106,27 +96,4 @@ export function loadQualifyConfig (env: QualifyEnv, deps: { readFile?: (path: st
     maxTaskResponseBytes: e.UPSTREAM_MAX_TASK_RESPONSE_BYTES,
     warnings
   }
-}
-
-/** The gateway's URL rules (docs/design.md#configuration): no userinfo, query or fragment; https unless loopback outside production. */
-function parseTarget (raw: string, production: boolean): { origin: string; prefix: string; plainHttp: boolean } | string {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return 'OPENOPERATOR_URL is not a valid URL'
-  }
-  if (url.username !== '' || url.password !== '' || /^[a-z]+:\/\/[^/]*@/i.test(raw)) return 'OPENOPERATOR_URL must not contain userinfo'
-  if (url.search !== '' || raw.includes('?')) return 'OPENOPERATOR_URL must not contain a query'
-  if (url.hash !== '' || raw.includes('#')) return 'OPENOPERATOR_URL must not contain a fragment'
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'OPENOPERATOR_URL must be https://'
-  const plainHttp = url.protocol === 'http:'
-  if (plainHttp && (production || !isLoopback(url.hostname))) return 'OPENOPERATOR_URL must be https:// (plain http is allowed only for a loopback host outside production)'
-  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, ''), plainHttp }
-}
-
-function isLoopback (hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  if (h === 'localhost' || h === '::1') return true
-  return isIP(h) === 4 && h.startsWith('127.')
 }
