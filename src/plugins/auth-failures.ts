@@ -12,6 +12,8 @@ import { GatewayError } from '../errors.js'
 import { rateLimitStore } from './rate-limit-store.js'
 
 export interface AuthFailures {
+  /** false when the address cannot be over its budget, known without a store call (no Redis, no recent failure) */
+  mayBeOver: (request: FastifyRequest) => boolean
   /** throws 429 when the request's address has used its failure budget */
   refuseIfOver: (request: FastifyRequest) => Promise<void>
   /** counts one failed authentication; throws 429 when this one is past the budget */
@@ -75,6 +77,7 @@ export default fp<{ perMinute: number }>(async (app, opts) => {
   }
 
   app.decorate('authFailures', {
+    mayBeOver: (request) => mayBeOver(request.ip, Date.now()),
     async refuseIfOver (request) {
       if (!mayBeOver(request.ip, Date.now())) return
       const r = await limit(request, { increment: false })

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Client, Pool, buildConnector, type Dispatcher } from 'undici'
 import type { Logger } from 'pino'
 import { checkRpcResponse, type RpcErrorObject } from '../../schemas/jsonrpc.js'
-import { exceedsDepth } from './json-depth.js'
+import { exceedsDepthBytes } from './json-depth.js'
 import { createReadGate, type ReadGate } from './read-gate.js'
 import { createByteBudget, type Hold } from './byte-budget.js'
 import { createDeadlineSweeper } from './deadlines.js'
@@ -219,13 +219,15 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
 
   function parseRpc (ex: Exchange, id: string, op: string): RpcResult {
     let json: unknown
-    try {
-      json = JSON.parse(ex.body.toString('utf8'))
-    } catch {
-      json = undefined
+    // deeper than the bound would overflow a serializer's stack on the way out (a 500); checked on
+    // the bytes, before parsing (docs/design.md#hot-path)
+    if (!exceedsDepthBytes(ex.body)) {
+      try {
+        json = JSON.parse(ex.body.toString('utf8'))
+      } catch {
+        json = undefined
+      }
     }
-    // deeper than the bound would overflow a serializer's stack on the way out (a 500)
-    if (exceedsDepth(json)) json = undefined
     // RpcResponseSchema, checked by hand: the same verdict without zod on every answer (docs/design.md#hot-path)
     const parsed = checkRpcResponse(json)
     if (parsed === undefined || parsed.id !== id) {

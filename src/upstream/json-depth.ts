@@ -19,3 +19,35 @@ export function exceedsDepth (value: unknown, max: number = MAX_JSON_DEPTH): boo
   }
   return false
 }
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_BRACE = 0x7b
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACE = 0x7d
+const CLOSE_BRACKET = 0x5d
+
+/**
+ * The same verdict as `exceedsDepth(JSON.parse(text))` for any text JSON.parse accepts, from the
+ * bytes, before parsing (docs/design.md#hot-path): brackets outside strings open and close a
+ * level. One pass, no allocation — the walk of the parsed tree cost a stack entry per node.
+ * What it says of text that is not JSON does not matter: JSON.parse refuses it anyway.
+ */
+export function exceedsDepthBytes (bytes: Uint8Array, max: number = MAX_JSON_DEPTH): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!
+    if (inString) {
+      if (b === BACKSLASH) i++
+      else if (b === QUOTE) inString = false
+    } else if (b === QUOTE) {
+      inString = true
+    } else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+      if (++depth > max) return true
+    } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+      depth--
+    }
+  }
+  return false
+}

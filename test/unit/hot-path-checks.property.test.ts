@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ArtifactSchema, MessageSchema, PartSchema, TaskSchema, isArtifact, isMessage, isPart, isTask } from '../../schemas/a2a.js'
 import { RpcResponseSchema, checkRpcResponse } from '../../schemas/jsonrpc.js'
+import { exceedsDepth, exceedsDepthBytes } from '../../src/upstream/json-depth.js'
 
 const json = fc.jsonValue({ maxDepth: 3 })
 const loose = fc.oneof(json, fc.constant(undefined), fc.string(), fc.integer(), fc.double(), fc.constant(null), fc.array(json, { maxLength: 2 }))
@@ -46,5 +47,31 @@ describe('hot-path checks equal their schemas', () => {
       expect(h !== undefined).toBe(z.success)
       if (z.success) expect(h).toEqual(z.data)
     }), runs)
+  })
+})
+
+describe('the depth bound on the raw answer equals the bound on the parsed answer', () => {
+  // nested objects and arrays, strings full of brackets, quotes and backslashes
+  const tricky = fc.string({ unit: fc.constantFrom('{', '}', '[', ']', '"', '\\', 'a', ' ', ':', ',', '\u00e9') })
+  const deep = fc.letrec((tie) => ({
+    node: fc.oneof({ depthSize: 'small', withCrossShrink: true },
+      fc.oneof(tricky, fc.integer(), fc.constant(null), fc.boolean()),
+      fc.array(tie('node'), { maxLength: 3 }),
+      fc.dictionary(tricky, tie('node'), { maxKeys: 3 }))
+  })).node
+  it('for every value and bound, with or without whitespace', () => {
+    const seen = { over: 0, within: 0 }
+    fc.assert(fc.property(fc.oneof(deep, fc.jsonValue()), fc.integer({ min: 0, max: 8 }), fc.boolean(), (v, max, pretty) => {
+      const text = JSON.stringify(v, null, pretty ? 2 : undefined) ?? 'null'
+      const verdict = exceedsDepth(JSON.parse(text), max)
+      seen[verdict ? 'over' : 'within']++
+      expect(exceedsDepthBytes(Buffer.from(text, 'utf8'), max)).toBe(verdict)
+    }), { numRuns: 5000 })
+    // both verdicts were exercised, many times
+    expect(Math.min(seen.over, seen.within)).toBeGreaterThan(500)
+  })
+  it('a 100,000-deep answer, without a stack', () => {
+    expect(exceedsDepthBytes(Buffer.from('['.repeat(100_000) + ']'.repeat(100_000)))).toBe(true)
+    expect(exceedsDepthBytes(Buffer.from(`{"a":"${'['.repeat(1000)}"}`))).toBe(false)
   })
 })
