@@ -15,6 +15,9 @@ import { startChild, type Child, type ChildStats } from './child-ipc.js'
 import { closedLoop, openLoop, type LoadResult, type Request } from './load.js'
 import { NGINX_HINT, nginxAvailable, nginxWorkerStats, startNginx, type Nginx } from './nginx.js'
 
+/** the framework's own floor (bench/fastify-floor-child.ts): Fastify with one route and nothing else */
+const FASTIFY_FLOOR = 'bare Fastify proxy'
+const FASTIFY_MEMORY = 'bare Fastify, answer in memory'
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 export const RATE = Number(process.env.BENCH_RATE ?? 1000)
 /** BENCH_ROWS=uncached,steady: only those groups (uncached, coalesced, steady, sanity) */
@@ -102,6 +105,7 @@ export const directHealth = (): Request => rpc('message/send', { message: { role
 export const restTask = (token: string) => (i: number): Request => ({ method: 'GET', path: `/v1/tasks/t-${run}-${i}`, headers: { authorization: `Bearer ${token}` } })
 export const restHealth = (token: string) => (): Request => ({ method: 'GET', path: '/v1/supervisor/health', headers: { authorization: `Bearer ${token}` } })
 const bareTask = (i: number): Request => ({ method: 'GET', path: `/v1/tasks/t-${run}-${i}` })
+const bareHealth = (): Request => ({ method: 'GET', path: '/v1/supervisor/health' })
 
 // ---- one row -------------------------------------------------------------------------------
 export interface Row {
@@ -169,19 +173,35 @@ export async function measure (o: {
 
 export const us = (v: number): string => v >= 10_000 ? `${(v / 1000).toFixed(1)} ms` : `${v} µs`
 
+/** a row of the bare Fastify child, started for that row only */
+async function fastifyFloor (upstream: Child, row: (floor: Child) => Promise<Row>): Promise<Row> {
+  const floor = await startChild('./fastify-floor-child.ts', { BENCH_UPSTREAM: upstream.url })
+  try {
+    return await row(floor)
+  } finally {
+    await floor.close()
+  }
+}
+
 // ---- the table -----------------------------------------------------------------------------
 export function table (rows: Row[]): string {
   const get = (name: string): Row | undefined => rows.find((r) => r.name === name)
   const direct32 = get('direct')
   const direct64 = get('direct (message/send)')
   const bare = get('bare Node proxy')
+  const fastify = get(FASTIFY_FLOOR)
+  const fastifyMemory = get(FASTIFY_MEMORY)
   const directSteady = get('direct, steady')
   const ratio = (r: Row): string => {
     if (r.group === 'uncached' && direct32 !== undefined && r !== direct32) {
-      const vsBare = bare !== undefined && r !== bare && r.name.startsWith('gateway') ? `; ${(r.result.rps / bare.result.rps).toFixed(2)}× the floor` : ''
-      return `${(r.result.rps / direct32.result.rps).toFixed(2)}× direct${vsBare}`
+      const vsBare = bare !== undefined && r !== bare && (r.name.startsWith('gateway') || r === fastify) ? `; ${(r.result.rps / bare.result.rps).toFixed(2)}× the floor` : ''
+      const vsFastify = fastify !== undefined && r.name.startsWith('gateway') ? `; ${(r.result.rps / fastify.result.rps).toFixed(2)}× bare Fastify` : ''
+      return `${(r.result.rps / direct32.result.rps).toFixed(2)}× direct${vsBare}${vsFastify}`
     }
-    if (r.group === 'coalesced' && direct64 !== undefined && r !== direct64) return `${(r.result.rps / direct64.result.rps).toFixed(2)}× direct`
+    if (r.group === 'coalesced' && direct64 !== undefined && r !== direct64) {
+      const vsFastify = fastifyMemory !== undefined && r.name.startsWith('gateway') ? `; ${(r.result.rps / fastifyMemory.result.rps).toFixed(2)}× bare Fastify` : ''
+      return `${(r.result.rps / direct64.result.rps).toFixed(2)}× direct${vsFastify}`
+    }
     if (r.group === 'steady' && directSteady !== undefined && r !== directSteady) return `p99 ${r.result.p99 - directSteady.result.p99 >= 0 ? '+' : ''}${((r.result.p99 - directSteady.result.p99) / 1000).toFixed(2)} ms`
     return ''
   }
@@ -230,6 +250,10 @@ export async function compare (): Promise<void> {
     rows.push(await measure({ name: 'direct', group: 'uncached', load: '32 conns', upstream, generate: () => closedLoop(upstream.url, 32, SECONDS, directTask) }))
     await warm(f.bare.url, 32, bareTask)
     rows.push(await measure({ name: 'bare Node proxy', group: 'uncached', load: '32 conns', upstream, probe: childProbe(f.bare), generate: () => closedLoop(f.bare.url, 32, SECONDS, bareTask) }))
+    rows.push(await fastifyFloor(upstream, async (floor) => {
+      await warm(floor.url, 32, bareTask)
+      return await measure({ name: FASTIFY_FLOOR, group: 'uncached', load: '32 conns', upstream, probe: childProbe(floor), generate: () => closedLoop(floor.url, 32, SECONDS, bareTask) })
+    }))
     if (f.nginx !== undefined) {
       const n = f.nginx
       await warm(n.url, 32, directTask)
@@ -244,6 +268,10 @@ export async function compare (): Promise<void> {
     await warm(upstream.url, 64, directHealth)
     rows.push(await measure({ name: 'direct (message/send)', group: 'coalesced', load: '64 conns', upstream, generate: () => closedLoop(upstream.url, 64, SECONDS, directHealth) }))
     await warm(f.gateway.url, 64, restHealth(token))
+    rows.push(await fastifyFloor(upstream, async (floor) => {
+      await warm(floor.url, 64, bareHealth)
+      return await measure({ name: FASTIFY_MEMORY, group: 'coalesced', load: '64 conns', upstream, probe: childProbe(floor), generate: () => closedLoop(floor.url, 64, SECONDS, bareHealth) })
+    }))
     rows.push(await measure({ name: 'gateway, coalesced', group: 'coalesced', load: '64 conns', upstream, probe: gw, log: f.gatewayLog, generate: () => closedLoop(f.gateway.url, 64, SECONDS, restHealth(token)) }))
     {
       const { child, log } = await startGateway(f.dir, upstream.url, f.secret, token, 'gateway-nocoalesce', { BENCH_COALESCE: '0' })

@@ -2,13 +2,14 @@
 // process, with bench/stall-probe.ts preloaded) at BENCH_RATE for BENCH_SECONDS, open loop as in
 // the comparison, then its event-loop gaps over 5 ms split into those during a GC and the others,
 // with the CPU the process got during the others (BENCHMARKS.md, "The steady-rate tail").
+// BENCH_STALLS_SATURATE=30 runs it after 30 s at saturation.
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BUILD, startChild } from './child-ipc.js'
 import { RATE, SECONDS, restTask, startGateway, us } from './compare.js'
-import { openLoop } from './load.js'
+import { closedLoop, openLoop } from './load.js'
 
 interface Stalls { gaps: Array<[number, number, number]>; gcs: Array<[number, number, number]>; delayMs: { p50: number; p99: number; max: number } }
 
@@ -21,6 +22,10 @@ export async function stalls (): Promise<void> {
   const { child } = await startGateway(dir, upstream.url, randomBytes(24).toString('base64url'), token, 'gateway', { BENCH_STALL_OUT: out })
   let from = 0
   try {
+    // BENCH_STALLS_SATURATE=s: first s seconds at saturation (32 connections), as the comparison's
+    // steady row comes after its saturation rows
+    const saturate = Number(process.env.BENCH_STALLS_SATURATE ?? 0)
+    if (saturate > 0) await closedLoop(child.url, 32, saturate, restTask(token))
     await openLoop(child.url, RATE, 2, restTask(token))
     from = (await child.stats()).uptimeMs
     const r = await openLoop(child.url, RATE, SECONDS, restTask(token))
