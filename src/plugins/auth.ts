@@ -70,22 +70,7 @@ export default fp<AuthOptions>(async (app, opts) => {
     await app.authFailures.record(request)
     throw unauthorized()
   }
-  const checked = async (request: FastifyRequest, scope: Scope): Promise<void> => {
-    // an address past its failed-login budget is refused before its token is looked at
-    await app.authFailures.refuseIfOver(request)
-    const caller = authenticate(request, scope)
-    if (caller === null) await refused(request)
-    request.caller = caller
-  }
-  // callback style, and no promise at all for an address that cannot be over its failure budget
-  // (docs/design.md#hot-path); the order of the checks is the same on both paths
-  app.addHook('onRequest', (request, _reply, done) => {
-    const scope = request.routeOptions.config.scope
-    if (scope === undefined) { done(); return }
-    if (app.authFailures.mayBeOver(request)) {
-      checked(request, scope).then(() => { done() }, done)
-      return
-    }
+  const finish = (request: FastifyRequest, scope: Scope, done: (err?: Error) => void): void => {
     let caller: Caller | null
     try {
       caller = authenticate(request, scope)
@@ -99,5 +84,17 @@ export default fp<AuthOptions>(async (app, opts) => {
     }
     request.caller = caller
     done()
+  }
+  // callback style, and no promise at all for an address that cannot be over its failure budget
+  // (docs/design.md#hot-path)
+  app.addHook('onRequest', (request, _reply, done) => {
+    const scope = request.routeOptions.config.scope
+    if (scope === undefined) { done(); return }
+    // an address past its failed-login budget is refused before its token is looked at
+    if (app.authFailures.mayBeOver(request)) {
+      app.authFailures.refuseIfOver(request).then(() => { finish(request, scope, done) }, done)
+      return
+    }
+    finish(request, scope, done)
   })
 }, { name: 'auth', dependencies: ['error-handler', 'auth-failures'] })
