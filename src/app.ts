@@ -66,8 +66,8 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
     frameworkErrors: createFrameworkErrors(metrics),
     // the 503 while closing comes from the lifecycle plugin, in the contract's shape
     return503OnClosing: false,
-    // one access line per request instead of Fastify's two (src/access-log.ts)
-    logController: new AccessLog()
+    // one access line per request instead of Fastify's two, or none (src/access-log.ts)
+    logController: new AccessLog(config.accessLog)
   }).withTypeProvider<ZodTypeProvider>()
   capConnections(app.server, config.http, metrics)
   app.setValidatorCompiler(validatorCompiler)

@@ -53,6 +53,7 @@ const EnvSchema = z.object({
   GATEWAY_KEEP_ALIVE_TIMEOUT_MS: int(1, 600_000).default(72_000),
   GATEWAY_MAX_CONNECTIONS: int(1, 1_000_000).default(4096),
   GATEWAY_MAX_REQUESTS_PER_SOCKET: int(0, 1_000_000).default(1000),
+  GATEWAY_ACCESS_LOG: bool.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SIMULATOR_PROFILE: z.enum(SIMULATOR_PROFILES).default('openoperator')
 })
@@ -139,6 +140,8 @@ export interface Config {
   discoveryIntervalMs: number
   http: HttpEdgeConfig
   logLevel: string
+  /** the `request completed` line per request (GATEWAY_ACCESS_LOG); error and mutation lines are written regardless */
+  accessLog: boolean
   /** OpenTelemetry tracing: on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER is set (docs/design.md#tracing) */
   tracing: boolean
   warnings: string[]
@@ -284,6 +287,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
       maxRequestsPerSocket: e.GATEWAY_MAX_REQUESTS_PER_SOCKET
     },
     logLevel: e.LOG_LEVEL,
+    accessLog: e.GATEWAY_ACCESS_LOG,
     tracing: tracingEnabled(env),
     warnings
   }
