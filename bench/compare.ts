@@ -6,7 +6,7 @@
 // generators (load.ts) run here. Results go to bench/results/ as JSON and a Markdown table.
 // `--soak` runs the soak instead (soak.ts). Bounded by a watchdog; no network beyond 127.0.0.1.
 import { randomBytes, randomUUID } from 'node:crypto'
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -60,11 +60,19 @@ export function gatewayEnv (upstreamUrl: string, secret: string, token: string, 
   }
 }
 
+/** the node flags `npm start` (and the Dockerfile) run the gateway with, e.g. `--max-semi-space-size=4` */
+export function deployedNodeFlags (): string[] {
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { scripts: { start: string } }
+  const words = pkg.scripts.start.split(/\s+/)
+  return words.slice(1).filter((w, i, all) => w.startsWith('--') && all.slice(0, i).every((p) => p.startsWith('--')))
+}
+
 /** the gateway's log goes to a file: its cost is paid as in a container, its size is reported */
 export async function startGateway (dir: string, upstreamUrl: string, secret: string, token: string, name: string, extra: Record<string, string> = {}): Promise<{ child: Child; log: string }> {
   const log = join(dir, `${name}.log`)
   const fd = openSync(log, 'a')
-  const execArgv = process.env.BENCH_GATEWAY_NODE_OPTIONS?.split(' ').filter((s) => s !== '') ?? []
+  // as deployed (the node flags of `npm start`), then the bench's own (later flags win)
+  const execArgv = [...deployedNodeFlags(), ...process.env.BENCH_GATEWAY_NODE_OPTIONS?.split(' ').filter((s) => s !== '') ?? []]
   const child = await startChild('./gateway-child.ts', { ...gatewayEnv(upstreamUrl, secret, token, dir, name), ...extra }, { stdout: fd, execArgv })
   closeSync(fd)
   return { child, log }

@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Pool } from 'undici'
 import { BUILD, buildChildren, startChild } from './child-ipc.js'
-import { gatewayEnv, header } from './compare.js'
+import { deployedNodeFlags, gatewayEnv, header } from './compare.js'
 
 const N = Number(process.env.BENCH_IR_N ?? 2000)
 const WARM = Number(process.env.BENCH_IR_WARM ?? 8000)
@@ -83,7 +83,7 @@ export async function instructions (): Promise<void> {
       const proc = fork(join(BUILD, 'bench', script), [], {
         execPath: 'valgrind',
         // V8's JIT writes code into memory it then runs: callgrind must look for that
-        execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`, process.execPath, '--single-threaded'],
+        execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`, process.execPath, '--single-threaded', ...(script === 'gateway-child.js' ? deployedNodeFlags() : [])],
         env: { ...process.env, BENCH_GATEWAY_ENV: JSON.stringify(gw), BENCH_UPSTREAM: upstream.url },
         stdio: ['ignore', log, 'ignore', 'ipc']
       })
