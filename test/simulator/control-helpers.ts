@@ -3,6 +3,7 @@
 import type { Simulator } from '../../src/simulator/index.js'
 import type { HttpAnswer } from './helpers.js'
 import { rpc } from './helpers.js'
+import { CONTROL_METHODS } from '../helpers/fake-upstream.js'
 
 export const CONSTRAINTS = {
   version: 1,
@@ -14,15 +15,8 @@ export const CONSTRAINTS = {
   allow_merge: false
 }
 
-export const SEED_OPERATIONS = {
-  claim_control: 'campaign/claim_control',
-  read_control: 'campaign/read_control',
-  renew_control: 'campaign/renew_control',
-  release_control: 'campaign/release_control',
-  intervene: 'campaign/intervene',
-  request_status: 'campaign/request_status',
-  cancel: 'tasks/cancel'
-}
+/** the seed's method map, the tests' one copy (test/helpers/fake-upstream.ts) */
+export const SEED_OPERATIONS = CONTROL_METHODS
 
 export const CAMPAIGN = 'camp-1'
 export const ME = 'ctl-me'
