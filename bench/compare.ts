@@ -63,8 +63,10 @@ export function gatewayEnv (upstreamUrl: string, secret: string, token: string, 
 /** the node flags `npm start` (and the Dockerfile) run the gateway with, e.g. `--max-semi-space-size=4` */
 export function deployedNodeFlags (): string[] {
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { scripts: { start: string } }
-  const words = pkg.scripts.start.split(/\s+/)
-  return words.slice(1).filter((w, i, all) => w.startsWith('--') && all.slice(0, i).every((p) => p.startsWith('--')))
+  // the words after `node` up to the first that is not a flag
+  const words = pkg.scripts.start.split(/\s+/).slice(1)
+  const end = words.findIndex((w) => !w.startsWith('--'))
+  return end < 0 ? words : words.slice(0, end)
 }
 
 /** the gateway's log goes to a file: its cost is paid as in a container, its size is reported */

@@ -1,24 +1,11 @@
 // The depth bound on what the remote sends (docs/design.md#upstream-wire-rules). JSON.parse
 // accepts any nesting, but JSON.stringify, zod and the response serializer recurse, so a
-// 10,000-deep answer would overflow the stack on the way out as a 500. A parsed answer deeper
-// than this is an invalid response instead. The walk keeps its own stack: it cannot overflow.
+// 10,000-deep answer would overflow the stack on the way out as a 500. An answer deeper than
+// this is an invalid response instead; it is found on the bytes, before parsing, by a loop
+// that keeps no stack at all.
 
 /** deeper than any real A2A answer (a task's payload sits ~6 levels down) */
 export const MAX_JSON_DEPTH = 64
-
-/** true when `value` nests objects or arrays more than `max` levels deep */
-export function exceedsDepth (value: unknown, max: number = MAX_JSON_DEPTH): boolean {
-  if (value === null || typeof value !== 'object') return false
-  const stack: Array<{ v: object; d: number }> = [{ v: value, d: 1 }]
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    if (top.d > max) return true
-    const children = Array.isArray(top.v) ? top.v as unknown[] : Object.values(top.v)
-    for (const c of children) {
-      if (c !== null && typeof c === 'object') stack.push({ v: c, d: top.d + 1 })
-    }
-  }
-  return false
-}
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
@@ -28,9 +15,10 @@ const CLOSE_BRACE = 0x7d
 const CLOSE_BRACKET = 0x5d
 
 /**
- * The same verdict as `exceedsDepth(JSON.parse(text))` for any text JSON.parse accepts, from the
- * bytes, before parsing (docs/design.md#hot-path): brackets outside strings open and close a
- * level. One pass, no allocation — the walk of the parsed tree cost a stack entry per node.
+ * True when `bytes`, as JSON, nests objects or arrays more than `max` levels deep — for any text
+ * JSON.parse accepts, the verdict a walk of the parsed tree gives — read from the bytes, before
+ * parsing (docs/design.md#hot-path): brackets outside strings open and close a level. One pass,
+ * no allocation (the tree walk it replaced cost a stack entry per node).
  * What it says of text that is not JSON does not matter: JSON.parse refuses it anyway.
  */
 export function exceedsDepthBytes (bytes: Uint8Array, max: number = MAX_JSON_DEPTH): boolean {

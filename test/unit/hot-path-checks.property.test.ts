@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ArtifactSchema, MessageSchema, PartSchema, TaskSchema, isArtifact, isMessage, isPart, isTask } from '../../schemas/a2a.js'
 import { RpcResponseSchema, checkRpcResponse } from '../../schemas/jsonrpc.js'
-import { exceedsDepth, exceedsDepthBytes } from '../../src/upstream/json-depth.js'
+import { MAX_JSON_DEPTH, exceedsDepthBytes } from '../../src/upstream/json-depth.js'
 
 const json = fc.jsonValue({ maxDepth: 3 })
 const loose = fc.oneof(json, fc.constant(undefined), fc.string(), fc.integer(), fc.double(), fc.constant(null), fc.array(json, { maxLength: 2 }))
@@ -49,6 +49,20 @@ describe('hot-path checks equal their schemas', () => {
     }), runs)
   })
 })
+
+/** the definition: true when `value` nests objects or arrays more than `max` levels deep (a walk of the parsed tree) */
+function exceedsDepth (value: unknown, max: number = MAX_JSON_DEPTH): boolean {
+  if (value === null || typeof value !== 'object') return false
+  const stack: Array<{ v: object; d: number }> = [{ v: value, d: 1 }]
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    if (top.d > max) return true
+    const children = Array.isArray(top.v) ? top.v as unknown[] : Object.values(top.v)
+    for (const c of children) {
+      if (c !== null && typeof c === 'object') stack.push({ v: c, d: top.d + 1 })
+    }
+  }
+  return false
+}
 
 describe('the depth bound on the raw answer equals the bound on the parsed answer', () => {
   // nested objects and arrays, strings full of brackets, quotes and backslashes
