@@ -1,11 +1,12 @@
 // The remote's campaign-control memory: its clock, each campaign's lease and highest epoch,
 // every request id it applied with the stored result (persistent idempotency), the
-// interventions, and how often each request id arrived. Plain data; the rules live in
-// control-rules.ts.
-import type { AppliedMutation, InterventionRecord, Lease } from './types.js'
+// interventions, and every mutating request that arrived. Plain data; the rules live in
+// control-rules.ts. Each applied mutation is logged with who sent it and what the book held
+// just before, so tests can check the control invariants against the remote's own truth.
+import type { AppliedMutation, InterventionRecord, Lease, MutationOperation, ReceivedMutation } from './types.js'
 
 export interface StoredResult {
-  operation: AppliedMutation['operation']
+  operation: MutationOperation
   result: unknown
   /** The task a submission created, for request_status. */
   taskId?: string
@@ -19,11 +20,20 @@ interface Campaign {
   interventions: InterventionRecord[]
 }
 
+/** Who sent a mutation: the controller_id and controller_epoch it carried, if any. */
+export interface Sender {
+  controllerId: string | null
+  epoch: number | null
+}
+
+/** The book just before a mutation applied, as AppliedMutation reports it. */
+export type Witness = Pick<AppliedMutation, 'currentEpoch' | 'leaseLive'>
+
 export class ControlBook {
   private offset = 0
   private readonly campaigns = new Map<string, Campaign>()
   private readonly log: AppliedMutation[] = []
-  private readonly counts = new Map<string, number>()
+  private readonly arrivals: ReceivedMutation[] = []
 
   constructor(private readonly clock: () => number) {}
 
@@ -61,21 +71,40 @@ export class ControlBook {
     if (lease !== null) campaign.epoch = lease.epoch
   }
 
-  countReceipt(requestId: string): void {
-    this.counts.set(requestId, (this.counts.get(requestId) ?? 0) + 1)
+  /** A mutating request reached its handler, before anything about it is checked. */
+  countReceipt(requestId: string, operation: MutationOperation, campaignId: unknown): void {
+    this.arrivals.push({ requestId, operation, campaignId: typeof campaignId === 'string' && campaignId !== '' ? campaignId : null, at: this.now() })
+  }
+
+  received(): ReceivedMutation[] {
+    return this.arrivals.map((entry) => ({ ...entry }))
   }
 
   requestCounts(): Map<string, number> {
-    return new Map(this.counts)
+    const counts = new Map<string, number>()
+    for (const { requestId } of this.arrivals) counts.set(requestId, (counts.get(requestId) ?? 0) + 1)
+    return counts
+  }
+
+  /**
+   * Taken before a mutation runs: the campaign's epoch, and whether the sender holds a live
+   * lease at its own epoch (a claimer: at any epoch, since a claim carries none).
+   */
+  witness(campaignId: string, operation: MutationOperation, sender: Sender): Witness {
+    const live = this.liveLease(campaignId)
+    const leaseLive = live !== null && live.controller_id === sender.controllerId && (operation === 'claim_control' || live.epoch === sender.epoch)
+    return { currentEpoch: this.currentEpoch(campaignId), leaseLive }
   }
 
   stored(campaignId: string, requestId: string): StoredResult | undefined {
     return this.campaigns.get(campaignId)?.results.get(requestId)
   }
 
-  record(campaignId: string, requestId: string, stored: StoredResult): void {
+  /** An applied mutation: its stored result, and its log entry with the witness taken before it ran. */
+  record(campaignId: string, requestId: string, stored: StoredResult, sender: Sender, before: Witness): void {
     this.campaign(campaignId).results.set(requestId, structuredClone(stored))
-    this.log.push({ operation: stored.operation, requestId, campaignId, at: this.now() })
+    const { controllerId, epoch } = sender
+    this.log.push({ operation: stored.operation, requestId, campaignId, at: this.now(), controllerId, epoch, currentEpoch: before.currentEpoch, leaseLive: before.leaseLive })
   }
 
   applied(): AppliedMutation[] {

@@ -5,7 +5,7 @@ import type { z } from 'zod'
 import type { ControlBook } from './control-book.js'
 import type { ResolvedControl } from './control-options.js'
 import { CONTROL_OPERATIONS } from './control-options.js'
-import { ClaimParams, InterveneParams, ReadControlParams, ReleaseParams, RenewParams, RequestStatusParams, requestIdOf } from './control-params.js'
+import { ClaimParams, InterveneParams, ReadControlParams, ReleaseParams, RenewParams, RequestStatusParams, campaignIdOf, requestIdOf } from './control-params.js'
 import { authority, claim, policyRefusal, renew } from './control-rules.js'
 import type { Attempt } from './control-mutation.js'
 import { invalidParams, mutateOnce } from './control-mutation.js'
@@ -37,7 +37,7 @@ export function handleControl(control: ResolvedControl, book: ControlBook, op: E
     })
   }
   const requestId = requestIdOf(params)
-  if (requestId !== undefined) book.countReceipt(requestId)
+  if (requestId !== undefined) book.countReceipt(requestId, op, campaignIdOf(params))
   if (op === 'claim_control') {
     return mutation(ctx, op, ClaimParams, params, (p) => {
       const lease = claim(book, p.campaign_id, p.controller_id, p.ttl_seconds)
@@ -64,7 +64,7 @@ type Schema = z.ZodType<{ campaign_id: string; request_id: string; constraints?:
 /** Validate, then at most once: policy, then (for lease holders' mutations) authority, then apply. */
 function mutation<S extends Schema>(ctx: Ctx, operation: 'claim_control' | 'renew_control' | 'release_control' | 'intervene', schema: S, params: unknown, apply: (p: z.infer<S>) => Attempt, needsLease = false): RpcOutcome {
   return parsed(ctx, schema, params, (p) =>
-    mutateOnce(ctx.book, ctx.rpcId, { operation, campaignId: p.campaign_id, requestId: p.request_id }, () => {
+    mutateOnce(ctx.book, ctx.rpcId, { operation, campaignId: p.campaign_id, requestId: p.request_id, sender: { controllerId: p.controller_id, epoch: p.controller_epoch ?? null } }, () => {
       const refusal = policyRefusal(ctx.control, p.constraints) ??
         (needsLease ? authority(ctx.book, ctx.control, p.campaign_id, p.controller_id, p.controller_epoch ?? -1) : undefined)
       return refusal !== undefined ? { refused: refusal } : apply(p)

@@ -26,3 +26,8 @@ export function requestIdOf(params: unknown): string | undefined {
   if (typeof params !== 'object' || params === null || !('request_id' in params)) return undefined
   return typeof params.request_id === 'string' ? params.request_id : undefined
 }
+
+/** The campaign id of any mutating call's params, before validation (for the receipt log). */
+export function campaignIdOf(params: unknown): unknown {
+  return typeof params === 'object' && params !== null && 'campaign_id' in params ? params.campaign_id : undefined
+}

@@ -71,7 +71,7 @@ async function faulted(state: SimulatorState, route: RouteName, request: Fastify
   if (fault === undefined) return false
   if (fault.kind === 'delay') return !(await pause(state, request, reply, fault.ms))
   // rpc-only kinds never reach a GET route (the fault book filters them).
-  if (fault.kind === 'wrong-id') return false
+  if (fault.kind === 'wrong-id' || fault.kind === 'hold') return false
   await sendFault(request, reply, fault, base)
   return true
 }

@@ -24,7 +24,7 @@ interface Entry {
 export type ArgusFault = Extract<Fault, { kind: 'argus-error' | 'task-states' }>
 export type RequestFault = Exclude<Fault, ArgusFault>
 
-const RPC_ONLY: ReadonlySet<Fault['kind']> = new Set(['rpc-error', 'wrong-id', 'result', 'raw-result'])
+const RPC_ONLY: ReadonlySet<Fault['kind']> = new Set(['rpc-error', 'wrong-id', 'result', 'raw-result', 'hold'])
 
 export class FaultBook {
   private entries: Entry[] = []

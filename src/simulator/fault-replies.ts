@@ -8,8 +8,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { RequestFault } from './fault-book.js'
 import type { SimulatorState } from './state.js'
 
-/** Faults answered instead of the normal reply (delay and wrong-id only modify it). */
-export type TerminalFault = Exclude<RequestFault, { kind: 'delay' | 'wrong-id' }>
+/** Faults answered instead of the normal reply (delay and wrong-id only modify it; hold postpones it). */
+export type TerminalFault = Exclude<RequestFault, { kind: 'delay' | 'wrong-id' | 'hold' }>
 
 const CHUNK = 'x'.repeat(64 * 1024)
 

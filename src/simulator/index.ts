@@ -3,6 +3,7 @@
 import type { AddressInfo } from 'node:net'
 import { buildSimulatorApp } from './app.js'
 import { DEMO_FILE_PATH, DEMO_TASK_ID, demoTask } from './seed-task.js'
+import { handleRpc } from './rpc-dispatch.js'
 import { createState, resolveOptions } from './state.js'
 import type { RpcCall, Simulator, SimulatorOptions } from './types.js'
 
@@ -16,8 +17,11 @@ export type {
   ControlOperation,
   Fault,
   FaultTarget,
+  HeldRequest,
   InterventionRecord,
   Lease,
+  MutationOperation,
+  ReceivedMutation,
   ReceivedRequest,
   RpcCall,
   Simulator,
@@ -59,11 +63,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       applied: () => state.control.applied(),
       lease: (campaignId) => state.control.liveLease(campaignId),
       interventions: (campaignId) => state.control.interventions(campaignId),
+      received: () => state.control.received(),
       requestCounts: () => state.control.requestCounts(),
       setLease: (campaignId, lease) => state.control.setLease(campaignId, lease),
       advanceClock: (ms) => state.control.advance(ms),
       now: () => state.control.now()
     },
+    held: () => state.held.list(),
+    deliverHeld: (filter) => state.held.deliver((body, ctx) => handleRpc(state, body, ctx), filter),
+    dropHeld: (filter) => state.held.drop(filter),
     reset: () => {
       // In place: callers may hold on to `received`.
       state.received.length = 0
@@ -72,6 +80,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     close: () => {
       closed ??= (async () => {
+        // Also drops the held requests (their sockets are destroyed), so nothing is left waiting.
         state.closing.abort()
         await app.close()
       })()

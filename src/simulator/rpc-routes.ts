@@ -1,10 +1,13 @@
 // POST /a2a/, the only JSON-RPC endpoint: auth, then faults, then the call itself. The
 // slash-less /a2a redirects as Starlette does (clients must not follow it), and GET /a2a/
-// is not allowed.
-import type { FastifyPluginAsync } from 'fastify'
+// is not allowed. A call that reaches the handler is applied whether or not its client is
+// still there (a delayed or held call whose client gave up still lands, as on a real
+// remote); only its answer is then discarded.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { isAuthorized } from './auth.js'
 import { dropConnection, pause, sendFault } from './fault-replies.js'
 import { handleRpc, parseBody, rpcFaultContext } from './rpc-dispatch.js'
+import type { RpcOutcome } from './rpc-outcome.js'
 import type { SimulatorState } from './state.js'
 
 export function rpcRoutes(state: SimulatorState): FastifyPluginAsync {
@@ -17,6 +20,15 @@ export function rpcRoutes(state: SimulatorState): FastifyPluginAsync {
       const ctx = rpcFaultContext(body)
       const rpcId = requestId(body.ok ? body.value : undefined)
       const fault = state.faults.takeForRequest(ctx)
+      if (fault?.kind === 'hold') {
+        // Accepted, not handled: the connection stays open until a test delivers or drops it.
+        const fate = await state.held.hold({ method: ctx.rpcMethod ?? '', id: rpcId }, body, ctx)
+        if (fate.kind === 'dropped') {
+          dropConnection(request, reply)
+          return reply
+        }
+        return answer(request, reply, fate.outcome, false)
+      }
       if (fault?.kind === 'delay' && !(await pause(state, request, reply, fault.ms))) return reply
       if (fault !== undefined && fault.kind !== 'delay' && fault.kind !== 'drop' && fault.kind !== 'wrong-id') {
         const base = { jsonrpc: '2.0', id: rpcId, result: { kind: 'task', id: 'oversized', contextId: 'oversized', status: { state: 'completed' } } }
@@ -30,9 +42,7 @@ export function rpcRoutes(state: SimulatorState): FastifyPluginAsync {
         dropConnection(request, reply)
         return reply
       }
-      if (outcome.kind === 'plain-500') return reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error')
-      const response = fault?.kind === 'wrong-id' ? { ...outcome.body, id: otherId(outcome.body.id) } : outcome.body
-      return reply.code(200).type('application/json').send(JSON.stringify(response))
+      return answer(request, reply, outcome, fault?.kind === 'wrong-id')
     })
 
     app.route({
@@ -44,6 +54,17 @@ export function rpcRoutes(state: SimulatorState): FastifyPluginAsync {
       reply.code(405).header('allow', 'POST').type('text/plain; charset=utf-8').send('Method Not Allowed')
     )
   }
+}
+
+/** Writes a handled call's answer; a client that already hung up gets nothing (the call was applied all the same). */
+function answer(request: FastifyRequest, reply: FastifyReply, outcome: RpcOutcome, wrongId: boolean): FastifyReply {
+  if (request.raw.socket.destroyed) {
+    reply.hijack()
+    return reply
+  }
+  if (outcome.kind === 'plain-500') return reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error')
+  const response = wrongId ? { ...outcome.body, id: otherId(outcome.body.id) } : outcome.body
+  return reply.code(200).type('application/json').send(JSON.stringify(response))
 }
 
 function requestId(value: unknown): unknown {

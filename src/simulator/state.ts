@@ -1,11 +1,13 @@
 // The simulator's mutable state, shared by its routes: resolved options, what it received,
-// the injected faults, the card transform, the task store and the campaign-control book. One object per simulator, so
-// several simulators can run side by side in one test process.
+// the injected faults, the card transform, the task store, the campaign-control book and the
+// held requests. One object per simulator, so several simulators can run side by side in one
+// test process.
 import type { AuthScheme, CardTransform, ReceivedRequest, SimulatorOptions, WireProfile } from './types.js'
 import { ControlBook } from './control-book.js'
 import type { ResolvedControl } from './control-options.js'
 import { resolveControl } from './control-options.js'
 import { FaultBook } from './fault-book.js'
+import { HeldRequests } from './held-requests.js'
 import { TaskStore } from './task-store.js'
 
 export const DEFAULT_SOURCE_SHA = '5e1f0c0ffee0123456789abcdef0123456789abc'
@@ -32,8 +34,10 @@ export interface SimulatorState {
   faults: FaultBook
   tasks: TaskStore
   control: ControlBook
+  /** Requests a `hold` fault parked before the handler. */
+  held: HeldRequests
   cardTransform: CardTransform | undefined
-  /** Aborted on close, so a long injected delay cannot hold the server open. */
+  /** Aborted on close, so a long injected delay or a held request cannot hold the server open. */
   closing: AbortController
 }
 
@@ -59,6 +63,7 @@ export function resolveOptions(opts: SimulatorOptions): ResolvedOptions {
 }
 
 export function createState(opts: ResolvedOptions): SimulatorState {
+  const closing = new AbortController()
   return {
     opts,
     origin: '',
@@ -66,8 +71,9 @@ export function createState(opts: ResolvedOptions): SimulatorState {
     faults: new FaultBook(),
     tasks: new TaskStore(opts.profile),
     control: new ControlBook(opts.control?.clock ?? Date.now),
+    held: new HeldRequests(closing.signal),
     cardTransform: opts.initialCard,
-    closing: new AbortController()
+    closing
   }
 }
 

@@ -63,11 +63,39 @@ export interface Lease {
   expires_at: number
 }
 
-/** A mutation the remote applied (replays are not applied again, so never listed twice). */
+/** The operations that mutate a campaign (and so carry a request id). */
+export type MutationOperation = 'claim_control' | 'renew_control' | 'release_control' | 'intervene' | 'submit' | 'cancel'
+
+/**
+ * A mutation the remote applied (replays are not applied again, so never listed twice), with
+ * the ground truth an invariant check needs: who sent it, and the book just before it applied.
+ */
 export interface AppliedMutation {
-  operation: 'claim_control' | 'renew_control' | 'release_control' | 'intervene' | 'submit' | 'cancel'
+  operation: MutationOperation
   requestId: string
   campaignId: string
+  /** Control clock, ms. */
+  at: number
+  /** The controller_id the request carried; null when it carried none (a cancel's metadata may not). */
+  controllerId: string | null
+  /** The controller_epoch the request carried; null for a claim, or a cancel that carried none. */
+  epoch: number | null
+  /** The campaign's epoch in the remote's book just before this mutation (for a claim: before the claim). */
+  currentEpoch: number
+  /**
+   * Whether, just before it applied, an unexpired lease held by `controllerId` at `epoch`
+   * existed (for a claim: whether the claimer already held a live lease, any epoch). A cancel
+   * is applied without authority, so it may be false there.
+   */
+  leaseLive: boolean
+}
+
+/** A mutating request that reached its handler (replays and refused or malformed ones too). */
+export interface ReceivedMutation {
+  requestId: string
+  operation: MutationOperation
+  /** The campaign_id it named; null when it named none usable (malformed params). */
+  campaignId: string | null
   /** Control clock, ms. */
   at: number
 }
@@ -90,7 +118,9 @@ export interface SimulatorControl {
   /** The lease as read_control answers it now: null when none or expired. */
   lease(campaignId: string): Lease | null
   interventions(campaignId: string): InterventionRecord[]
-  /** Times each request_id reached a mutating method's handler, replays included (faults that answer first are not counted). */
+  /** Every mutating request that reached a handler, in order, replays included (faults that answer first, and held requests not yet delivered, are not). */
+  received(): ReceivedMutation[]
+  /** Times each request_id reached a mutating method's handler: `received()` counted by request id. */
   requestCounts(): Map<string, number>
   /** Installs a lease (e.g. another controller's takeover) or removes one; the campaign's epoch becomes the lease's. */
   setLease(campaignId: string, lease: Lease | null): void
@@ -148,6 +178,13 @@ export type Fault =
   | { kind: 'invalid-json' }
   | { kind: 'argus-error'; code: ArgusErrorCode; placement: ArgusErrorPlacement }
   | { kind: 'task-states'; states: string[]; final?: 'payload' | { error: string } }
+  /**
+   * POST /a2a/ only: a late arrival. The front end accepts the request but the handler has
+   * not reached it: it is neither applied nor counted, and its connection stays open and
+   * unanswered, until `deliverHeld` runs it (then applied and answered, if the client is
+   * still there) or `dropHeld` loses it. A client that hangs up meanwhile does not unhold it.
+   */
+  | { kind: 'hold' }
 
 export interface RpcCall {
   method: string
@@ -156,6 +193,14 @@ export interface RpcCall {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   params: any
   headers: Record<string, string>
+}
+
+/** A request held by a `hold` fault, as `held()` lists it. */
+export interface HeldRequest {
+  /** The JSON-RPC method; '' when the body named none (e.g. it was not JSON). */
+  method: string
+  /** The JSON-RPC id; null when the body had none. */
+  id: unknown
 }
 
 export interface Simulator {
@@ -170,7 +215,18 @@ export interface Simulator {
   addTask(task: Record<string, unknown>): void
   getTask(id: string): Record<string, unknown> | undefined
   control: SimulatorControl
-  /** Clears received requests, faults and the card transform; tasks and control state stay. */
+  /** The requests a `hold` fault holds now, in arrival order. */
+  held(): HeldRequest[]
+  /**
+   * Runs each held request (matching `filter`, default all) through the normal handler now, in
+   * arrival order, as if it had just arrived: applied or refused, and counted. Its client gets
+   * the answer if still connected. Returns how many were delivered.
+   */
+  deliverHeld(filter?: (r: HeldRequest) => boolean): number
+  /** Forgets held requests (matching `filter`, default all) unapplied, as a remote that lost them, and resets their connections. Returns the count. */
+  dropHeld(filter?: (r: HeldRequest) => boolean): number
+  /** Clears received requests, faults and the card transform; tasks, control state and held requests stay. */
   reset(): void
+  /** Drops held requests and any pending delay, so it never waits for them. */
   close(): Promise<void>
 }

@@ -1,0 +1,59 @@
+// Late arrivals: POST /a2a/ requests a `hold` fault parked between the remote's front end and
+// its handler. Each waits, unapplied and unanswered, until a test delivers it (it then runs as
+// if it had just arrived) or drops it (a remote that lost it). Closing the simulator drops them
+// all, so close never waits on one.
+import type { FaultContext } from './fault-book.js'
+import type { ParsedBody } from './rpc-dispatch.js'
+import type { RpcOutcome } from './rpc-outcome.js'
+import type { HeldRequest } from './types.js'
+
+/** What became of a held request, for the route still holding its connection. */
+export type HeldFate = { kind: 'delivered'; outcome: RpcOutcome } | { kind: 'dropped' }
+
+interface Entry {
+  request: HeldRequest
+  body: ParsedBody
+  ctx: FaultContext
+  settle: (fate: HeldFate) => void
+}
+
+export class HeldRequests {
+  private entries: Entry[] = []
+
+  constructor(private readonly closing: AbortSignal) {
+    closing.addEventListener('abort', () => this.drop())
+  }
+
+  /** Parks a request; resolves once it is delivered or dropped (at once if the simulator is closing). */
+  hold(request: HeldRequest, body: ParsedBody, ctx: FaultContext): Promise<HeldFate> {
+    if (this.closing.aborted) return Promise.resolve({ kind: 'dropped' })
+    return new Promise((settle) => this.entries.push({ request, body, ctx, settle }))
+  }
+
+  list(): HeldRequest[] {
+    return this.entries.map((e) => ({ ...e.request }))
+  }
+
+  /**
+   * Runs the matching requests through `handle`, in arrival order, synchronously: each is
+   * applied before this returns; only the answers go out later.
+   */
+  deliver(handle: (body: ParsedBody, ctx: FaultContext) => RpcOutcome, filter?: (r: HeldRequest) => boolean): number {
+    const taken = this.take(filter)
+    for (const entry of taken) entry.settle({ kind: 'delivered', outcome: handle(entry.body, entry.ctx) })
+    return taken.length
+  }
+
+  drop(filter?: (r: HeldRequest) => boolean): number {
+    const taken = this.take(filter)
+    for (const entry of taken) entry.settle({ kind: 'dropped' })
+    return taken.length
+  }
+
+  // The filter sees every entry before any runs, so a delivery cannot change what was chosen.
+  private take(filter: ((r: HeldRequest) => boolean) | undefined): Entry[] {
+    const taken = this.entries.filter((e) => filter === undefined || filter({ ...e.request }))
+    this.entries = this.entries.filter((e) => !taken.includes(e))
+    return taken
+  }
+}
