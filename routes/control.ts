@@ -1,10 +1,10 @@
 // Campaign control over REST (docs/design.md#rest-interface): the lease read and the six
-// mutations. The body rules (constraints, reserved fields) and the snake_case aliases run
-// before the strict schema; from the request id on, the control plane's pipeline decides.
+// mutations. A mutation body is validated in one place, the control plane's pipeline (body
+// rules, aliases, then the strict schema); the route's body schema only documents it.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import { z } from 'zod'
-import { checkBodyRules, normaliseAliases } from '../src/control/rules.js'
+import { validatorCompiler } from 'fastify-type-provider-zod'
 import type { MutationAnswer } from '../src/control/pipeline.js'
 import type { MutationOperation } from '../src/ledger/types.js'
 import {
@@ -27,10 +27,21 @@ const MUTATIONS: Array<{ op: MutationOperation; path: string; summary: string; o
   { op: 'cancel', path: 'cancel', summary: 'Cancel the bound task (tasks/get, then the advertised cancel)', ok: { 200: or(CanceledAnswerSchema) } }
 ]
 
-/** constraints and reserved fields are refused before the schema sees the body */
-async function bodyRules (request: FastifyRequest): Promise<void> {
-  checkBodyRules(request.body)
-  request.body = normaliseAliases(request.body)
+/**
+ * The pipeline owns the body (its rules come before the schema, and no recursive validator may
+ * see a body before its depth is bounded); params and headers are validated here as elsewhere.
+ */
+const bodyToPipeline: FastifySchemaCompiler<any> = (route) => // eslint-disable-line @typescript-eslint/no-explicit-any -- the compiler is handed every part's schema
+  route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route)
+
+/** every Idempotency-Key header as sent: Node joins repeated ones into one string */
+function idempotencyKeys (request: FastifyRequest): string | string[] | undefined {
+  const raw = request.raw.rawHeaders
+  const found: string[] = []
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === 'idempotency-key') found.push(raw[i + 1]!)
+  }
+  return found.length > 1 ? found : found[0]
 }
 
 function send (reply: FastifyReply, a: MutationAnswer): FastifyReply {
@@ -47,7 +58,7 @@ const control: FastifyPluginAsyncZod = async (app) => {
   for (const m of MUTATIONS) {
     app.post(`/v1/campaigns/:campaignId/${m.path}`, {
       config: { scope: 'control' },
-      preValidation: bodyRules,
+      validatorCompiler: bodyToPipeline,
       schema: {
         tags: ['control'],
         summary: m.summary,
@@ -64,7 +75,7 @@ const control: FastifyPluginAsyncZod = async (app) => {
         // the route's scope guarantees an authenticated caller
         caller: request.caller!,
         body: request.body,
-        idempotencyKey: request.headers['idempotency-key']
+        idempotencyKey: idempotencyKeys(request)
       })
       return send(reply, answer)
     })

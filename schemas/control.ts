@@ -63,20 +63,20 @@ export const ResolutionSchema = z.object({
   resolution: z.enum(['assume_applied', 'assume_not_applied']).nullable()
 })
 
+/** what anyone with read sees of a record; the rest only its own caller or an admin */
 export const RequestViewSchema = z.object({
   requestId: z.string(),
-  campaignId: z.string(),
   operation: z.enum(MUTATION_OPERATIONS),
   state: z.enum(RECORD_STATES),
   caller: z.string(),
-  controllerEpoch: z.number().int().nullable(),
-  taskId: z.string().nullable(),
-  outcomeCode: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
-  reconcileFailures: z.number().int(),
-  resolution: ResolutionSchema.nullable(),
-  /** only to the request's own caller or an admin */
+  campaignId: z.string().optional(),
+  controllerEpoch: z.number().int().nullable().optional(),
+  taskId: z.string().nullable().optional(),
+  outcomeCode: z.string().nullable().optional(),
+  reconcileFailures: z.number().int().optional(),
+  resolution: ResolutionSchema.nullable().optional(),
   params: z.unknown().optional(),
   answer: z.object({ httpStatus: z.number().int(), body: z.unknown() }).optional()
 }).meta({ id: 'Request' })

@@ -47,6 +47,8 @@ export interface AppDeps {
   tracing?: Tracing | undefined
   /** identical reads in flight share one upstream call (default); off only for the bench */
   coalesceReads?: boolean | undefined
+  /** the control plane's clock, ms since the epoch (default Date.now); tests move it */
+  clock?: (() => number) | undefined
 }
 
 export type GatewayApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>
@@ -97,7 +99,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(discovery)
   await app.register(argus, { coalesce: deps.coalesceReads ?? true })
   // domain: the control plane, which writes the ledger
-  await app.register(control)
+  await app.register(control, { now: deps.clock })
 
   // routes
   await app.register(healthRoutes)

@@ -22,6 +22,7 @@ export const ERROR_TABLE = {
   campaign_busy: { status: 409, message: 'Another mutation of this campaign is in progress.' },
   ambiguity_unresolved: { status: 409, message: 'An earlier mutation of this campaign is unresolved.' },
   acknowledge_unsafe: { status: 409, message: 'The acknowledgement cannot be shown safe.' },
+  reconcile_too_early: { status: 409, message: 'The remote may still apply the request; ask again after its deadline.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   uri_too_long: { status: 414, message: 'A path parameter is longer than the gateway accepts.' },
   idempotency_key_mismatch: { status: 422, message: 'The request id was used with different parameters.' },
@@ -53,6 +54,8 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   // shed before routing because the event loop is saturated: nothing was done, retry after Retry-After
   'overloaded',
   'ledger_unavailable',
+  // nothing recorded: the same reconcile may be asked again after Retry-After
+  'reconcile_too_early',
   // refused before routing while the process drains: nothing was done, any replica may take it
   'shutting_down',
   'upstream_timeout'

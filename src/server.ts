@@ -33,6 +33,8 @@ export interface StartOptions {
   logger?: Logger
   /** share identical reads in flight (docs/design.md#coalescing); off only to measure what it saves (bench) */
   coalesceReads?: boolean
+  /** the control plane's clock (docs/design.md#leases); tests move it to reach expiry and skew */
+  clock?: () => number
 }
 
 /** how long one rendering of the metrics serves scrapes (docs/design.md#metrics) */
@@ -96,7 +98,7 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   }
 
   const metrics = createMetrics()
-  const app = await buildApp({ config, callers, logger, metrics, coalesceReads: opts.coalesceReads, tracing })
+  const app = await buildApp({ config, callers, logger, metrics, coalesceReads: opts.coalesceReads, tracing, clock: opts.clock })
   const metricsServer = buildMetricsServer(metrics)
   let closing: Promise<void> | undefined
   // idempotent: a test may close explicitly and again when it finishes. It drains: the API

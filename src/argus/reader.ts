@@ -12,6 +12,8 @@ import type { ArgusCapability } from '../discovery/capabilities.js'
 import { ARGUS_HEADERS, buildArgusParams, type ArgusOperation } from './envelope.js'
 import { payloadError, payloadOfMessage, payloadOfTask, rpcErrorArgusCode } from './extract.js'
 import { readFailure } from './read-errors.js'
+import { fetchTask } from '../tasks/fetch-task.js'
+import { RPC_CODES } from '../../schemas/jsonrpc.js'
 
 export const CAPABILITY_OF: Record<ArgusOperation, ArgusCapability> = {
   'supervisor.health': 'argus.supervisor.health',
@@ -48,31 +50,15 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
     ? { argusRead: uncachedRead, tasksGet: (a: { taskId: string; deadline: number }) => uncachedGetTask(a.taskId, a.deadline) }
     : shared
 
-  function rpcFailure (r: Extract<RpcResult, { ok: false }>, capability: 'argus' | 'tasks', operation: ArgusOperation | undefined, requestId: string | undefined): GatewayError {
-    if (r.error.code === -32601) {
-      if (capability === 'tasks') o.discovery.markMethodNotFound('a2a.tasks.get')
-      else if (operation !== undefined) o.discovery.markMethodNotFound(CAPABILITY_OF[operation])
+  function rpcFailure (r: Extract<RpcResult, { ok: false }>, operation: ArgusOperation, requestId: string): GatewayError {
+    if (r.error.code === RPC_CODES.methodNotFound) {
+      o.discovery.markMethodNotFound(CAPABILITY_OF[operation])
       return new GatewayError('capability_unavailable', { requestId })
     }
-    if (capability === 'tasks' && r.error.code === -32001) return new GatewayError('not_found', { message: 'The task does not exist.', requestId })
-    const code = capability === 'argus' ? rpcErrorArgusCode(r.error) : undefined
-    return new GatewayError(code ?? 'upstream_rejected', { requestId })
+    return new GatewayError(rpcErrorArgusCode(r.error) ?? 'upstream_rejected', { requestId })
   }
 
-  async function uncachedGetTask (taskId: string, deadline: number): Promise<A2aTask> {
-    let r: RpcResult
-    try {
-      r = await o.client.rpc({ method: 'tasks/get', params: { id: taskId, historyLength: 0 }, op: 'tasks.get', kind: 'read', maxBytes: o.maxTaskResponseBytes, deadline, budgeted: true })
-    } catch (err) {
-      throw readFailure(err)
-    }
-    if (!r.ok) throw rpcFailure(r, 'tasks', undefined, undefined)
-    // TaskSchema, checked by hand (docs/design.md#hot-path)
-    const task = r.result
-    if (!isTask(task) || task.id !== taskId) throw new GatewayError('upstream_invalid_response')
-    o.discovery.confirm('a2a.tasks.get')
-    return task
-  }
+  const uncachedGetTask = async (taskId: string, deadline: number): Promise<A2aTask> => await fetchTask(o, taskId, deadline)
 
   function payloadOrError (payload: Record<string, unknown> | undefined, requestId: string): Record<string, unknown> {
     if (payload === undefined) throw new GatewayError('upstream_invalid_response', { requestId })
@@ -119,7 +105,7 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
     } catch (err) {
       throw readFailure(err, requestId)
     }
-    if (!r.ok) throw rpcFailure(r, 'argus', operation, requestId)
+    if (!r.ok) throw rpcFailure(r, operation, requestId)
     const result = r.result as Record<string, unknown> | null
     if (result !== null && typeof result === 'object' && result.kind === 'message') {
       const payload = payloadOfMessage(result)

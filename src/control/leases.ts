@@ -21,8 +21,18 @@ export interface LeaseKeeperOptions {
 export interface LeaseKeeper {
   /** the remote's lease now, recorded as known; an epoch below one seen is invalid */
   fresh: (campaignId: string) => Promise<Lease | null>
-  /** the caller's lease, or a refusal (lease_not_held / lease_expired) with nothing sent */
-  require: (campaignId: string, controllerId: string) => Promise<Lease>
+  /**
+   * the caller's lease, or a refusal (lease_not_held / lease_expired) with nothing sent; from
+   * the remote when the local lease is unknown or `fresh` is asked (cancel: docs/design.md#leases)
+   */
+  require: (campaignId: string, controllerId: string, opts?: { fresh?: boolean }) => Promise<Lease>
+  /**
+   * immediately before a send that the remote will not check (cancel): the lease must still be
+   * the one required, and not expire within the margin, by the clock now
+   */
+  recheck: (campaignId: string, lease: Lease) => Promise<void>
+  /** ms left before the lease enters the safety margin (negative: already inside it) */
+  usableMs: (lease: Lease) => number
   /** a lease the remote returned for a mutation: checked against the epochs seen, then kept */
   accept: (campaignId: string, lease: Lease) => Promise<boolean>
   forget: (campaignId: string) => Promise<void>
@@ -64,18 +74,26 @@ export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
     return parsed.lease
   }
 
+  const usableMs = (lease: Lease): number => lease.expiresAt * 1000 - o.now() - o.leaseSafetyMs
+  const notHeld = (): GatewayError => new GatewayError('lease_not_held', { message: 'The caller does not hold the lease of this campaign; claim it first.' })
+  const expired = (): GatewayError => new GatewayError('lease_expired', { message: 'The lease has expired or expires within the safety margin; renew or claim it.' })
+
   return {
     fresh,
-    require: async (campaignId, controllerId) => {
-      const view = await o.ledger.getLease(campaignId)
+    usableMs,
+    require: async (campaignId, controllerId, opts = {}) => {
+      const view = opts.fresh === true ? undefined : await o.ledger.getLease(campaignId)
       const lease = view?.known === true ? view.lease : await fresh(campaignId)
-      if (lease === null || lease.controllerId !== controllerId) {
-        throw new GatewayError('lease_not_held', { message: 'The caller does not hold the lease of this campaign; claim it first.' })
-      }
-      if (lease.expiresAt * 1000 - o.now() < o.leaseSafetyMs) {
-        throw new GatewayError('lease_expired', { message: 'The lease has expired or expires within the safety margin; renew or claim it.' })
-      }
+      if (lease === null || lease.controllerId !== controllerId) throw notHeld()
+      if (usableMs(lease) < 0) throw expired()
       return lease
+    },
+    recheck: async (campaignId, lease) => {
+      // a read_control meanwhile (GET …/control) may have seen the remote move on; a view
+      // forgotten meanwhile proves nothing, and local state may only refuse
+      const view = await o.ledger.getLease(campaignId)
+      if (view?.known !== true || view.lease === null || view.lease.controllerId !== lease.controllerId || view.lease.epoch !== lease.epoch) throw notHeld()
+      if (usableMs(lease) < 0) throw expired()
     },
     accept: async (campaignId, lease) => {
       if (await belowSeen(campaignId, lease)) {

@@ -11,8 +11,7 @@ import type { Discovery } from '../discovery/discovery.js'
 import { GatewayError, isGatewayError } from '../errors.js'
 import type { Ledger, MutationOperation, MutationRecord } from '../ledger/types.js'
 import type { UpstreamClient } from '../upstream/client.js'
-import { TaskSchema } from '../../schemas/a2a.js'
-import { readFailure } from '../argus/read-errors.js'
+import { fetchTask } from '../tasks/fetch-task.js'
 import { ambiguousAnswer, reconcilePath } from '../ledger/ambiguous-answer.js'
 import { applyResult, type Applied } from './effects.js'
 import type { LeaseKeeper } from './leases.js'
@@ -28,6 +27,7 @@ export interface PipelineDeps {
   discovery: Discovery
   leases: LeaseKeeper
   instanceId: string
+  connectTimeoutMs: number
   mutationTimeoutMs: number
   readTimeoutMs: number
   maxTaskResponseBytes: number
@@ -78,13 +78,20 @@ export function parseBody (operation: MutationOperation, raw: unknown): Record<s
   return parsed.data as Record<string, unknown>
 }
 
-/** the id's earlier use: another caller's (409), other params (422), in flight (409), or a replay */
-export function priorUse (existing: MutationRecord | undefined, caller: Caller, hash: string): MutationAnswer | undefined {
+/** a record that ended rejected because nothing left the process (docs/design.md#request-ids) */
+export const isUnsent = (r: MutationRecord): boolean => r.state === 'rejected' && r.outcomeCode === 'upstream_unavailable'
+
+/**
+ * the id's earlier use: another caller's (409), other params (422), in flight (409), a replay,
+ * or 'unsent': nothing of it ever left, so the same request runs again as new
+ */
+export function priorUse (existing: MutationRecord | undefined, caller: Caller, hash: string): MutationAnswer | 'unsent' | undefined {
   if (existing === undefined) return undefined
   // nothing of another caller's request is shown, not even that its params differ
   if (existing.caller !== caller.name) throw new GatewayError('idempotency_key_conflict')
   if (existing.paramsHash !== hash) throw new GatewayError('idempotency_key_mismatch', { requestId: existing.requestId })
   if (existing.state === 'pending' || existing.answer === null) throw new GatewayError('request_in_flight', { requestId: existing.requestId })
+  if (isUnsent(existing)) return 'unsent'
   return { httpStatus: existing.answer.httpStatus, body: existing.answer.body, replayed: true }
 }
 
@@ -123,25 +130,34 @@ export async function ambiguityBlock (ledger: Ledger, campaignId: string): Promi
   }
 }
 
-/** cancel targets the bound task only, and only while the remote says it is not terminal */
-export async function cancelTarget (d: PipelineDeps, campaignId: string): Promise<string> {
+/**
+ * cancel targets the bound task only, and only while the remote says it is not terminal. The
+ * remote's tasks/cancel ignores the lease, so the tasks/get is bounded by the lease's usable
+ * time: a lease that would lapse meanwhile is refused, nothing sent (docs/design.md#leases).
+ */
+export async function cancelTarget (d: PipelineDeps, campaignId: string, lease: Lease): Promise<string> {
   const bound = await d.ledger.getBoundTask(campaignId)
   if (bound === undefined) throw new GatewayError('no_bound_task')
-  let r
+  const usable = d.leases.usableMs(lease)
+  const leaseBound = usable < d.readTimeoutMs
+  let task
   try {
-    r = await d.client.rpc({ method: 'tasks/get', params: { id: bound.taskId, historyLength: 0 }, op: 'tasks.get', kind: 'read', maxBytes: d.maxTaskResponseBytes, deadline: d.now() + d.readTimeoutMs })
+    task = await fetchTask(d, bound.taskId, Date.now() + Math.min(usable, d.readTimeoutMs))
   } catch (err) {
-    throw readFailure(err)
+    if (isGatewayError(err) && err.code === 'upstream_timeout' && leaseBound) {
+      throw new GatewayError('lease_expired', { message: 'The lease would lapse before the bound task could be checked; renew it first.' })
+    }
+    if (isGatewayError(err) && err.code === 'not_found') throw new GatewayError('not_found', { message: 'The bound task does not exist on the remote.' })
+    throw err
   }
-  if (!r.ok) {
-    if (r.error.code === -32001) throw new GatewayError('not_found', { message: 'The bound task does not exist on the remote.' })
-    if (r.error.code === -32601) d.discovery.markMethodNotFound('a2a.tasks.get')
-    throw new GatewayError(r.error.code === -32601 ? 'capability_unavailable' : 'upstream_rejected')
-  }
-  const task = TaskSchema.safeParse(r.result)
-  if (!task.success || task.data.id !== bound.taskId) throw new GatewayError('upstream_invalid_response')
-  if (TERMINAL.has(task.data.status.state)) throw new GatewayError('task_not_cancelable', { message: `The bound task is already ${task.data.status.state}.` })
+  if (TERMINAL.has(task.status.state)) throw new GatewayError('task_not_cancelable', { message: `The bound task is already ${task.status.state}.` })
   return bound.taskId
+}
+
+/** how long a sent mutation's owner may wait for its outcome, plus the grace (docs/design.md#outcomes) */
+export function ownerWaitMs (d: Pick<PipelineDeps, 'connectTimeoutMs' | 'mutationTimeoutMs' | 'readTimeoutMs'>, operation: MutationOperation): number {
+  // a renewal's readback (read_control) comes before its outcome is written
+  return d.connectTimeoutMs + d.mutationTimeoutMs + (operation === 'renew' ? d.readTimeoutMs : 0) + GRACE_MS
 }
 
 function wireFor (operation: MutationOperation, a: Authority, body: Record<string, unknown>, taskId: string | undefined): Record<string, unknown> {
@@ -177,7 +193,7 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       return a
     }
     const prior = priorUse(await d.ledger.get(requestId), req.caller, hash)
-    if (prior !== undefined) return replay(prior)
+    if (prior !== undefined && prior !== 'unsent') return replay(prior)
 
     let release: (() => Promise<void>) | undefined
     let sent = false
@@ -187,29 +203,43 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       if (release === undefined) throw new GatewayError('campaign_busy', { requestId })
       // the same id may have finished while this request waited for the campaign
       const again = priorUse(await d.ledger.get(requestId), req.caller, hash)
-      if (again !== undefined) return replay(again)
+      if (again !== undefined && again !== 'unsent') return replay(again)
       await ambiguityBlock(d.ledger, req.campaignId)
-      const lease: Lease | undefined = req.operation === 'claim' ? undefined : await d.leases.require(req.campaignId, controllerId)
-      const boundTaskId = req.operation === 'cancel' ? await cancelTarget(d, req.campaignId) : undefined
+      const isCancel = req.operation === 'cancel'
+      // a cancel always asks the remote: its tasks/cancel will not check the lease
+      const lease: Lease | undefined = req.operation === 'claim' ? undefined : await d.leases.require(req.campaignId, controllerId, { fresh: isCancel })
+      const boundTaskId = isCancel ? await cancelTarget(d, req.campaignId, lease!) : undefined
+      if (isCancel) await d.leases.recheck(req.campaignId, lease!)
       const authority: Authority = { campaignId: req.campaignId, controllerId, epoch: lease?.epoch ?? 0, requestId }
 
       const at = d.now()
-      const inserted = await d.ledger.insertPending({
-        requestId,
-        campaignId: req.campaignId,
-        caller: req.caller.name,
-        operation: req.operation,
-        paramsHash: hash,
-        params: body,
-        controllerEpoch: lease?.epoch ?? null,
-        owner: d.instanceId,
-        deadline: at + d.mutationTimeoutMs + GRACE_MS,
-        createdAt: at
-      })
-      if (inserted === 'exists') {
-        const raced = priorUse(await d.ledger.get(requestId), req.caller, hash)
-        if (raced !== undefined) return replay(raced)
-        throw new GatewayError('request_in_flight', { requestId })
+      const deadline = at + ownerWaitMs(d, req.operation)
+      const controllerEpoch = lease?.epoch ?? null
+      if (again === 'unsent') {
+        // compare-and-set: of two retries of one unsent request, one runs
+        if (!(await d.ledger.retryUnsent(requestId, { owner: d.instanceId, deadline, controllerEpoch, at }))) {
+          const raced = priorUse(await d.ledger.get(requestId), req.caller, hash)
+          if (raced !== undefined && raced !== 'unsent') return replay(raced)
+          throw new GatewayError('request_in_flight', { requestId })
+        }
+      } else {
+        const inserted = await d.ledger.insertPending({
+          requestId,
+          campaignId: req.campaignId,
+          caller: req.caller.name,
+          operation: req.operation,
+          paramsHash: hash,
+          params: body,
+          controllerEpoch,
+          owner: d.instanceId,
+          deadline,
+          createdAt: at
+        })
+        if (inserted === 'exists') {
+          const raced = priorUse(await d.ledger.get(requestId), req.caller, hash)
+          if (raced !== undefined && raced !== 'unsent') return replay(raced)
+          throw new GatewayError('request_in_flight', { requestId })
+        }
       }
 
       sent = true

@@ -20,6 +20,7 @@ export interface ControlPlaneOptions {
   client: UpstreamClient
   discovery: Discovery
   leaseSafetyMs: number
+  connectTimeoutMs: number
   mutationTimeoutMs: number
   readTimeoutMs: number
   maxTaskResponseBytes: number
@@ -42,6 +43,8 @@ export interface ControlPlane extends Resolver {
   getRequest: (campaignId: string, requestId: string, viewer: Caller) => Promise<RequestView>
   /** at start: the pending records no process can still be waiting for become ambiguous */
   start: () => Promise<void>
+  /** overdue pending records become ambiguous now (the periodic sweep); answers their ids */
+  sweep: () => Promise<string[]>
   stop: () => void
 }
 
@@ -54,6 +57,7 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     discovery: o.discovery,
     leases,
     instanceId: o.instanceId,
+    connectTimeoutMs: o.connectTimeoutMs,
     mutationTimeoutMs: o.mutationTimeoutMs,
     readTimeoutMs: o.readTimeoutMs,
     maxTaskResponseBytes: o.maxTaskResponseBytes,
@@ -69,13 +73,16 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     for (const requestId of ids) o.logger.warn({ event: 'mutation', requestId, outcome: 'ambiguous', why }, 'pending mutation turned ambiguous')
   }
 
-  async function sweep (): Promise<void> {
-    logExpired(await o.ledger.expirePending(now()), 'its deadline passed with no outcome written')
+  async function sweep (): Promise<string[]> {
+    const ids = await o.ledger.expirePending(now())
+    logExpired(ids, 'its deadline passed with no outcome written')
+    return ids
   }
 
   return {
     ...resolver,
     mutate,
+    sweep,
     readControl: async (campaignId) => {
       if (o.discovery.snapshot().controlMethods.read_control === undefined) {
         throw new GatewayError('capability_unavailable', { missingPrerequisites: [o.discovery.capability('control.read_control').reason] })

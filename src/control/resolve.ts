@@ -44,14 +44,31 @@ export function createResolver (d: ResolverDeps): Resolver {
     if (!(await d.ledger.resolve(r.requestId, to, res, taskId, { httpStatus: 200, body: view }))) {
       throw new GatewayError('request_in_flight', { requestId: r.requestId, message: 'The request was resolved concurrently; read it again.' })
     }
-    if (to === 'applied' && r.operation === 'submit' && taskId !== null) {
-      await d.ledger.setBoundTask({ campaignId: r.campaignId, taskId, requestId: r.requestId, boundAt: res.at })
+    if (to === 'applied' && r.operation === 'submit') {
+      // the applied submission's task replaces the bound one; when its id is unknown nothing
+      // stays bound, so a cancel can never reach the task before it
+      if (taskId !== null) await d.ledger.setBoundTask({ campaignId: r.campaignId, taskId, requestId: r.requestId, boundAt: res.at })
+      else await d.ledger.clearBoundTask(r.campaignId)
     }
     // whatever the record did to the lease, the gateway no longer knows it
     await d.leases.forget(r.campaignId)
     d.logger.info({ event: 'mutation', caller: res.by, operation: r.operation, campaignId: r.campaignId, requestId: r.requestId, outcome: to, resolution: res.kind }, 'mutation resolved')
     const fresh = await d.ledger.get(r.requestId)
     return requestView(fresh ?? resolved, viewer)
+  }
+
+  /**
+   * until the record's deadline the remote may still hold a request that arrived late, and
+   * apply it: "not applied" settles nothing before then (docs/design.md#reconcile-and-acknowledge)
+   */
+  function notBeforeDeadline (r: MutationRecord): void {
+    const left = r.deadline - d.now()
+    if (left <= 0) return
+    throw new GatewayError('reconcile_too_early', {
+      requestId: r.requestId,
+      message: 'The remote may still apply this request; ask again after its deadline.',
+      headers: { 'retry-after': String(Math.ceil(left / 1000)) }
+    })
   }
 
   function unresolved (r: MutationRecord, viewer: Caller): RequestView | undefined {
@@ -91,6 +108,7 @@ export function createResolver (d: ResolverDeps): Resolver {
       if (status.data.state === 'applied' && r.operation === 'submit' && taskId === null) {
         return await fail(new GatewayError('upstream_invalid_response', { requestId, message: 'The remote reports the submission applied without its task id.' }))
       }
+      if (status.data.state === 'not_applied') notBeforeDeadline(r)
       const res: Resolution = { kind: 'reconcile', by: caller.name, at: d.now(), note: null, resolution: null }
       return await finish(r, status.data.state, res, status.data.state === 'applied' ? taskId : null, caller)
     },
@@ -103,11 +121,16 @@ export function createResolver (d: ResolverDeps): Resolver {
       if (canReconcile && r.reconcileFailures === 0) {
         throw new GatewayError('acknowledge_unsafe', { requestId, message: 'The remote offers request_status: reconcile the request first.' })
       }
-      if (body.resolution === 'assume_not_applied' && r.controllerEpoch !== null) {
-        // only a higher epoch proves the remote now rejects the old mutation
-        const lease = await d.leases.fresh(campaignId)
-        if (lease === null || lease.epoch <= r.controllerEpoch) {
-          throw new GatewayError('acknowledge_unsafe', { requestId, message: 'The remote does not show an epoch above the request\'s; it could still apply.' })
+      if (body.resolution === 'assume_not_applied') {
+        if (r.controllerEpoch !== null) {
+          // only a higher epoch proves the remote now rejects the old mutation, deadline or not
+          const lease = await d.leases.fresh(campaignId)
+          if (lease === null || lease.epoch <= r.controllerEpoch) {
+            throw new GatewayError('acknowledge_unsafe', { requestId, message: 'The remote does not show an epoch above the request\'s; it could still apply.' })
+          }
+        } else {
+          // a claim carries no epoch to be overtaken: only its deadline ends a late arrival
+          notBeforeDeadline(r)
         }
       }
       const res: Resolution = { kind: 'acknowledge', by: caller.name, at: d.now(), note: body.note, resolution: body.resolution }

@@ -24,36 +24,50 @@ export function constraintsEnvelope (): Record<string, unknown> {
 
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/
 
-// compared after folding case and dropping `_`/`-`, so `Controller-Id` or `controllerEpoch`
-// cannot slip past the snake_case names the wire uses
-const fold = (k: string): string => k.toLowerCase().replace(/[_-]/g, '')
-const CONSTRAINTS = fold('constraints')
-const RESERVED = new Set(['argus_supervisor', 'controller_id', 'controller_epoch'].map(fold))
+// Key names are compared folded (docs/design.md#constraints-envelope): NFKC (fullwidth and
+// compatibility forms such as `ſ`), full case folding (upper then lower case, so `ß` is `ss`
+// and the dotless `ı` is `i`), marks dropped (`İ` is `i`), then `_`, `-` and every default-
+// ignorable code point (zero-width characters, the soft hyphen) removed. Folding more than a
+// remote would can only refuse a key, never let one through.
+const IGNORED = /[\p{Default_Ignorable_Code_Point}\p{M}_-]/gu
+export const foldKey = (k: string): string =>
+  k.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKD').replace(IGNORED, '').normalize('NFKC')
+const CONSTRAINTS = foldKey('constraints')
+const RESERVED = new Set(['argus_supervisor', 'controller_id', 'controller_epoch'].map(foldKey))
+const URN = foldKey('urn:')
+
+/** how deep a mutation body may nest, the body itself being level 1 (docs/design.md#constraints-envelope) */
+export const MAX_BODY_DEPTH = 32
 
 /**
- * constraints_not_relaxable beats reserved_field, wherever each stands in the body. The walk
- * uses its own stack, so no nesting depth (the 64 KiB body cap bounds it) can hide a key.
+ * constraints_not_relaxable beats reserved_field, which beats a body nested deeper than
+ * MAX_BODY_DEPTH (400 invalid_request), wherever each stands in the body. The walk uses its
+ * own stack, so no nesting depth (the 64 KiB body cap bounds it) can hide a key or overflow
+ * the call stack; nothing recursive sees a body before it has passed here.
  */
 export function checkBodyRules (body: unknown): void {
   let reserved: string | undefined
-  const stack: unknown[] = [body]
+  let tooDeep = false
+  const stack: Array<[unknown, number]> = [[body, 1]]
   while (stack.length > 0) {
-    const v = stack.pop()
+    const [v, depth] = stack.pop()!
+    if (v === null || typeof v !== 'object') continue
+    if (depth > MAX_BODY_DEPTH) tooDeep = true
     if (Array.isArray(v)) {
-      for (const x of v) stack.push(x)
+      for (const x of v) stack.push([x, depth + 1])
       continue
     }
-    if (v === null || typeof v !== 'object') continue
     for (const [k, x] of Object.entries(v)) {
-      const f = fold(k)
+      const f = foldKey(k)
       if (f === CONSTRAINTS) throw new GatewayError('constraints_not_relaxable')
-      if (reserved === undefined && (RESERVED.has(f) || k.toLowerCase().startsWith('urn:'))) reserved = k
-      stack.push(x)
+      if (reserved === undefined && (RESERVED.has(f) || f.startsWith(URN))) reserved = k
+      stack.push([x, depth + 1])
     }
   }
   if (reserved !== undefined) {
     throw new GatewayError('reserved_field', { message: `The field "${reserved.slice(0, 64)}" is reserved for the gateway.` })
   }
+  if (tooDeep) throw new GatewayError('invalid_request', { message: `The body nests deeper than ${MAX_BODY_DEPTH} levels.` })
 }
 
 const ALIASES: Record<string, string> = { request_id: 'requestId', ttl_seconds: 'ttlSeconds' }

@@ -1,6 +1,7 @@
-// Ledger records as callers see them (docs/design.md#rest-interface): ids, operation, state,
-// caller and times for anyone with read; params and answers only for the record's own caller
-// or an admin.
+// Ledger records as callers see them (docs/design.md#rest-interface): to anyone with read, the
+// request id, operation, state, caller and times; everything else (campaign, epoch, task id,
+// outcome code, resolution and its note, params, answer) only to the record's own caller or an
+// admin.
 import type { Caller } from '../../schemas/callers.js'
 import type { RequestView } from '../../schemas/control.js'
 import type { MutationRecord } from '../ledger/types.js'
@@ -11,22 +12,27 @@ export function maySeeDetails (viewer: Caller, record: MutationRecord): boolean 
   return viewer.name === record.caller || viewer.scopes.includes('admin')
 }
 
+/** `viewer` null: the full view, as stored for a replay (only the record's caller replays it) */
 export function requestView (r: MutationRecord, viewer: Caller | null): RequestView {
-  const view: RequestView = {
+  const summary: RequestView = {
     requestId: r.requestId,
-    campaignId: r.campaignId,
     operation: r.operation,
     state: r.state,
     caller: r.caller,
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt)
+  }
+  if (viewer !== null && !maySeeDetails(viewer, r)) return summary
+  const view: RequestView = {
+    ...summary,
+    campaignId: r.campaignId,
     controllerEpoch: r.controllerEpoch,
     taskId: r.taskId,
     outcomeCode: r.outcomeCode,
-    createdAt: iso(r.createdAt),
-    updatedAt: iso(r.updatedAt),
     reconcileFailures: r.reconcileFailures,
     resolution: r.resolution === null ? null : { ...r.resolution, at: iso(r.resolution.at) }
   }
-  if (viewer !== null && maySeeDetails(viewer, r)) {
+  if (viewer !== null) {
     view.params = r.params
     if (r.answer !== null) view.answer = r.answer
   }

@@ -93,6 +93,12 @@ export interface Ledger {
   readonly kind: 'sqlite' | 'postgres'
   /** inserts a pending record; 'exists' when the request id is used already (by anyone) */
   insertPending: (r: NewMutationRecord) => Promise<'inserted' | 'exists'>
+  /**
+   * a record that ended `rejected` with nothing sent (outcome code upstream_unavailable) is
+   * taken back to `pending` for a retry of the same request (compare-and-set); false when it is
+   * no longer such a record
+   */
+  retryUnsent: (requestId: string, r: { owner: string; deadline: number; controllerEpoch: number | null; at: number }) => Promise<boolean>
   get: (requestId: string) => Promise<MutationRecord | undefined>
   /** newest first */
   listByCampaign: (campaignId: string, opts?: { state?: RecordState; limit?: number }) => Promise<MutationRecord[]>
@@ -122,6 +128,8 @@ export interface Ledger {
 
   getBoundTask: (campaignId: string) => Promise<BoundTask | undefined>
   setBoundTask: (b: BoundTask) => Promise<void>
+  /** the campaign has no bound task (a submission acknowledged applied without its task id) */
+  clearBoundTask: (campaignId: string) => Promise<void>
 
   /**
    * serialises mutations of one campaign (across replicas where the store allows it); waits

@@ -10,7 +10,7 @@ declare module 'fastify' {
   interface FastifyInstance { control: ControlPlane }
 }
 
-export default fp(async (app) => {
+export default fp(async (app, opts: { now?: (() => number) | undefined }) => {
   const { upstream: u, leaseSafetyMs } = app.gatewayConfig
   const control = createControlPlane({
     ledger: app.ledger,
@@ -20,7 +20,9 @@ export default fp(async (app) => {
     mutationTimeoutMs: u.mutationTimeoutMs,
     readTimeoutMs: u.readTimeoutMs,
     maxTaskResponseBytes: u.maxTaskResponseBytes,
+    connectTimeoutMs: u.connectTimeoutMs,
     instanceId: randomUUID(),
+    now: opts.now,
     logger: (app.log as Logger).child({ component: 'control' }),
     onMutation: (operation, outcome) => app.metrics.mutations.inc({ operation, outcome })
   })

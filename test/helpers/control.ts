@@ -29,11 +29,12 @@ afterEach(async () => {
   }
 })
 
-export async function startControlPair (o: { sim?: SimulatorOptions; env?: Env } = {}): Promise<ControlPair> {
+export async function startControlPair (o: { sim?: SimulatorOptions; env?: Env; clock?: () => number } = {}): Promise<ControlPair> {
   const sim = await startSimulator({ profile: 'campaign-control', ...o.sim })
   sims.push(sim)
   const gw = await startGateway({
     simulator: sim,
+    clock: o.clock,
     env: { GATEWAY_CONTROL_ENABLED: 'true', GATEWAY_RATE_LIMIT_CONTROL: '100000', GATEWAY_RATE_LIMIT_READ: '100000', ...o.env }
   })
   return {

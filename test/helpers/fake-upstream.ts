@@ -4,6 +4,7 @@
 // UpstreamCallError with nothingSent true or false, or anything else). A scripted answer may
 // also be a function of the call, run at the moment the call is made.
 import type { GetResult, RpcCall, RpcResult, UpstreamClient } from '../../src/upstream/client.js'
+import { UpstreamCallError } from '../../src/upstream/errors.js'
 import { CONTROL_EXTENSION_URN } from '../../schemas/card.js'
 
 export type Answer =
@@ -24,7 +25,7 @@ export interface FakeUpstream extends UpstreamClient {
   once: (method: string, ...answers: Scripted[]) => void
   /** the calls of one method */
   callsOf: (method: string) => RpcCall[]
-  /** the calls made with kind 'mutation' */
+  /** the calls made with kind 'mutation' that left (not those scripted to fail with nothing sent) */
   mutations: () => RpcCall[]
 }
 
@@ -60,6 +61,7 @@ export function controlCard (o: { operations?: Record<string, string>; params?: 
 
 export function createFakeUpstream (o: { card?: unknown } = {}): FakeUpstream {
   const calls: RpcCall[] = []
+  const unsent = new Set<RpcCall>()
   const gets: string[] = []
   const defaults = new Map<string, Scripted>()
   const queues = new Map<string, Scripted[]>()
@@ -67,11 +69,15 @@ export function createFakeUpstream (o: { card?: unknown } = {}): FakeUpstream {
 
   async function rpc (call: RpcCall): Promise<RpcResult> {
     // a deep copy: what was sent, even if the caller reuses its objects afterwards
-    calls.push(structuredClone(call))
+    const copy = structuredClone(call)
+    calls.push(copy)
     const scripted = queues.get(call.method)?.shift() ?? defaults.get(call.method)
     if (scripted === undefined) throw new Error(`fake upstream: no answer scripted for ${call.method}`)
     const answer = typeof scripted === 'function' ? await scripted(call) : scripted
-    if ('throws' in answer) throw answer.throws
+    if ('throws' in answer) {
+      if (answer.throws instanceof UpstreamCallError && answer.throws.nothingSent) unsent.add(copy)
+      throw answer.throws
+    }
     if ('error' in answer) return { ok: false, error: { message: 'scripted error', ...answer.error }, httpStatus: 200 }
     return { ok: true, result: answer.result, httpStatus: 200 }
   }
@@ -95,6 +101,6 @@ export function createFakeUpstream (o: { card?: unknown } = {}): FakeUpstream {
       queues.set(method, q)
     },
     callsOf: (method) => calls.filter((c) => c.method === method),
-    mutations: () => calls.filter((c) => c.kind === 'mutation')
+    mutations: () => calls.filter((c) => c.kind === 'mutation' && !unsent.has(c))
   }
 }

@@ -31,6 +31,8 @@ export interface GatewayOverrides {
   /** prefix of the caller names (rate-limit keys), and tokens to reuse: replicas of one deployment */
   callerPrefix?: string
   tokens?: TestGateway['tokens']
+  /** the control plane's clock (default Date.now) */
+  clock?: () => number
 }
 
 const token = (): string => `tok-${randomBytes(18).toString('base64url')}`
@@ -63,7 +65,7 @@ export async function startGateway (o: GatewayOverrides = {}): Promise<TestGatew
   const sink = new Writable({ write (chunk, _enc, cb) { logs.push(String(chunk)); cb() } })
   // no secrets handed to the scrubber: a leak must be absent at the source, and visible here if not
   const logger = createLogger({ level: 'trace', secrets: new Set(), destination: sink as unknown as pino.DestinationStream })
-  const gw = await startGatewayServer(loadConfig(env), { logger })
+  const gw = await startGatewayServer(loadConfig(env), { logger, clock: o.clock })
   try {
     onTestFinished(async () => { await gw.close() })
   } catch (err) {

@@ -89,6 +89,29 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
         expect(await ledger.get(other)).toMatchObject({ state: 'not_applied', resolution: resolution(), taskId: null, answer: notApplied })
       })
 
+      it('retryUnsent takes back only a record rejected with nothing sent, once', async () => {
+        const unsent = pendingRecord()
+        await ledger.insertPending(unsent)
+        const nothingSent: Outcome = { state: 'rejected', answer: { httpStatus: 503, body: {} }, outcomeCode: 'upstream_unavailable', taskId: null, at: 2_000 }
+        await ledger.recordOutcome(unsent.requestId, nothingSent)
+        const again = { owner: 'gw-b', deadline: 90_000, controllerEpoch: 7, at: 3_000 }
+        expect(await ledger.retryUnsent(unsent.requestId, again)).toBe(true)
+        expect(await ledger.retryUnsent(unsent.requestId, again)).toBe(false)
+        expect(await ledger.get(unsent.requestId)).toMatchObject({
+          state: 'pending', owner: 'gw-b', deadline: 90_000, controllerEpoch: 7, answer: null, outcomeCode: null, updatedAt: 3_000, createdAt: unsent.createdAt
+        })
+        // a refusal by the remote, or any other outcome, is a use for good
+        const refused = pendingRecord()
+        await ledger.insertPending(refused)
+        await ledger.recordOutcome(refused.requestId, { ...nothingSent, answer: { httpStatus: 409, body: {} }, outcomeCode: 'stale_epoch' })
+        expect(await ledger.retryUnsent(refused.requestId, again)).toBe(false)
+        const applied = pendingRecord()
+        await ledger.insertPending(applied)
+        await ledger.recordOutcome(applied.requestId, appliedOutcome())
+        expect(await ledger.retryUnsent(applied.requestId, again)).toBe(false)
+        expect(await ledger.retryUnsent('no-such-request', again)).toBe(false)
+      })
+
       it('counts reconcile failures', async () => {
         const id = await ambiguous()
         await ledger.noteReconcileFailure(id, 3_000)
@@ -253,6 +276,17 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
         await ledger.setBoundTask({ campaignId: 'camp-1', taskId: 'task-2', requestId: second.requestId, boundAt: 20 })
         expect(await ledger.getBoundTask('camp-1')).toEqual({ campaignId: 'camp-1', taskId: 'task-2', requestId: second.requestId, boundAt: 20 })
         expect(await ledger.getBoundTask('camp-2')).toBeUndefined()
+      })
+
+      it('clearBoundTask leaves the campaign with none, and others untouched', async () => {
+        const r = pendingRecord({ operation: 'submit' })
+        await ledger.insertPending(r)
+        await ledger.setBoundTask({ campaignId: 'camp-1', taskId: 'task-1', requestId: r.requestId, boundAt: 10 })
+        await ledger.setBoundTask({ campaignId: 'camp-2', taskId: 'task-2', requestId: r.requestId, boundAt: 10 })
+        await ledger.clearBoundTask('camp-1')
+        await ledger.clearBoundTask('camp-3')
+        expect(await ledger.getBoundTask('camp-1')).toBeUndefined()
+        expect(await ledger.getBoundTask('camp-2')).toMatchObject({ taskId: 'task-2' })
       })
 
       it('names a request the ledger holds', async () => {

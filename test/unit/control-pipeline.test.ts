@@ -20,6 +20,7 @@ import { CONTROL_METHODS, controlCard, createFakeUpstream, type FakeUpstream } f
 
 const T0 = 1_750_000_000_000
 const MUTATION_TIMEOUT_MS = 10_000
+const CONNECT_TIMEOUT_MS = 5_000
 const LEASE_SAFETY_MS = 2_000
 const INSTANCE = 'gw-unit-1'
 const C1 = 'camp-1'
@@ -68,6 +69,7 @@ async function rig (o: { controlEnabled?: boolean; card?: unknown; lockWaitMs?: 
     discovery,
     leases,
     instanceId: INSTANCE,
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
     mutationTimeoutMs: MUTATION_TIMEOUT_MS,
     readTimeoutMs: 1_000,
     maxTaskResponseBytes: 1 << 20,
@@ -527,7 +529,7 @@ describe('step 7: lease checks', () => {
 // ---- 8. write pending, send once, record the outcome ----------------------------------------
 
 describe('step 8: pending before the send, the send, the outcome', () => {
-  it('the record is pending, owned, with deadline = createdAt + mutationTimeoutMs + 30 s, when the call is made', async () => {
+  it('the record is pending, owned, with deadline = createdAt + connect + mutation timeouts + 30 s, when the call is made', async () => {
     const r = await rig()
     await knownLease(r, C1, 'ctl-alice', 5)
     const id = rid()
@@ -550,7 +552,7 @@ describe('step 8: pending before the send, the send, the outcome', () => {
       controllerEpoch: 5,
       owner: INSTANCE,
       createdAt: T0 + 1_234,
-      deadline: T0 + 1_234 + MUTATION_TIMEOUT_MS + 30_000,
+      deadline: T0 + 1_234 + CONNECT_TIMEOUT_MS + MUTATION_TIMEOUT_MS + 30_000,
       state: 'pending',
       answer: null
     })
@@ -839,7 +841,6 @@ describe('step 11: never two sends for one request id', () => {
       { error: { code: -32602 } },
       { error: { code: -32603, data: { reason: 'stale_epoch' } } },
       { error: { code: -32603 } },
-      { throws: new UpstreamCallError('unreachable', { nothingSent: true }) },
       { throws: new UpstreamCallError('timeout') }
     ]
     for (const [i, script] of scripts.entries()) {
@@ -853,6 +854,23 @@ describe('step 11: never two sends for one request id', () => {
       expect(r.fake.mutations().filter((c) => c.id === id), JSON.stringify(script)).toHaveLength(1)
     }
     expect(r.fake.mutations()).toHaveLength(scripts.length)
+  })
+
+  it('nothing sent is not a use: the same request runs again as new, once, then replays', async () => {
+    const r = await rig()
+    await knownLease(r, C1, 'ctl-alice', 3)
+    r.fake.once(CONTROL_METHODS.intervene, { throws: new UpstreamCallError('unreachable', { nothingSent: true }) })
+    const id = rid()
+    const body = { requestId: id, intervention: { n: 1 } }
+    expect((await r.mutate(req('intervene', body))).httpStatus).toBe(503)
+    expect((await r.ledger.get(id))?.state).toBe('rejected')
+    r.fake.once(CONTROL_METHODS.intervene, { result: { accepted: true } })
+    const again = await r.mutate(req('intervene', body))
+    expect(again).toMatchObject({ httpStatus: 200, replayed: false })
+    expect(await r.mutate(req('intervene', body))).toEqual({ ...again, replayed: true })
+    expect((await refusal(r.mutate(req('intervene', { ...body, intervention: { n: 2 } })))).code).toBe('idempotency_key_mismatch')
+    expect(r.fake.mutations().filter((c) => c.id === id)).toHaveLength(1)
+    expect((await r.ledger.get(id))?.state).toBe('applied')
   })
 
   it('concurrent requests with one id: one send, the others in flight or replayed', async () => {
@@ -880,24 +898,38 @@ describe('cancel targets the bound task only', () => {
   it('no bound task is 409 no_bound_task; a terminal one is task_not_cancelable after one tasks/get; nothing is sent', async () => {
     const r = await rig()
     await knownLease(r, C1, 'ctl-alice', 2)
+    // a cancel asks the remote for the lease first, even with the lease known
+    r.fake.on(CONTROL_METHODS.read_control, () => ({ result: { lease: wireLease(r, 'ctl-alice', 2) } }))
     expect((await refusal(r.mutate(req('cancel', { requestId: rid() })))).code).toBe('no_bound_task')
-    expect(r.fake.calls).toEqual([])
+    expect(r.fake.calls.map((c) => c.method)).toEqual([CONTROL_METHODS.read_control])
 
     r.fake.once('message/send', { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'submitted' } } })
     expect((await r.mutate(req('submit', { requestId: rid(), parts: [{ kind: 'text', text: 'go' }] }))).httpStatus).toBe(202)
-    const after = (): typeof r.fake.calls => r.fake.calls.slice(1) // past the submission
+    const after = (): typeof r.fake.calls => r.fake.calls.slice(2) // past the submission
     r.fake.once('tasks/get', { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'completed' } } })
     const id = rid()
     expect((await refusal(r.mutate(req('cancel', { requestId: id })))).code).toBe('task_not_cancelable')
-    expect(after().map((c) => [c.method, c.kind])).toEqual([['tasks/get', 'read']])
+    expect(after().map((c) => [c.method, c.kind])).toEqual([[CONTROL_METHODS.read_control, 'read'], ['tasks/get', 'read']])
     expect(await r.ledger.get(id)).toBeUndefined()
 
     r.fake.once('tasks/get', { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'working' } } })
     r.fake.on(CONTROL_METHODS.cancel, { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'canceled' } } })
     const ok = rid()
     expect((await r.mutate(req('cancel', { requestId: ok }))).body).toEqual({ requestId: ok, campaignId: C1, taskId: 'task-1', state: 'canceled' })
-    expect(after().map((c) => c.method)).toEqual(['tasks/get', 'tasks/get', CONTROL_METHODS.cancel])
+    expect(after().map((c) => c.method)).toEqual([CONTROL_METHODS.read_control, 'tasks/get', CONTROL_METHODS.read_control, 'tasks/get', CONTROL_METHODS.cancel])
     expect(r.fake.mutations()[1]?.params).toEqual({ id: 'task-1', metadata: { argus_supervisor: { campaign_id: C1, controller_id: 'ctl-alice', controller_epoch: 2, request_id: ok, constraints: constraintsEnvelope() } } })
+  })
+
+  it('the lease read for a cancel decides over the known one: another holder or a lapse is refused, nothing sent', async () => {
+    const r = await rig()
+    await knownLease(r, C1, 'ctl-alice', 2)
+    r.fake.once('message/send', { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'submitted' } } })
+    expect((await r.mutate(req('submit', { requestId: rid(), parts: [{ kind: 'text', text: 'go' }] }))).httpStatus).toBe(202)
+    r.fake.once(CONTROL_METHODS.read_control, { result: { lease: wireLease(r, 'ctl-bob', 3) } })
+    expect((await refusal(r.mutate(req('cancel', { requestId: rid() })))).code).toBe('lease_not_held')
+    r.fake.once(CONTROL_METHODS.read_control, { result: { lease: wireLease(r, 'ctl-alice', 3, 1) } })
+    expect((await refusal(r.mutate(req('cancel', { requestId: rid() })))).code).toBe('lease_expired')
+    expect(r.fake.mutations()).toHaveLength(1)
   })
 })
 

@@ -63,6 +63,7 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
       const info = s.insertPending.run({ ...r, params: toJson(r.params) })
       return info.changes === 1 ? 'inserted' : 'exists'
     },
+    retryUnsent: async (requestId, r) => s.retryUnsent.run({ requestId, ...r }).changes === 1,
     get: async (requestId) => {
       const row = s.get.get(requestId)
       return row === undefined ? undefined : toRecord(row)
@@ -103,6 +104,7 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
       return row === undefined ? undefined : toBoundTask(row)
     },
     setBoundTask: async (b) => { s.setBoundTask.run({ ...b }) },
+    clearBoundTask: async (campaignId) => { s.clearBoundTask.run(campaignId) },
 
     lockCampaign: locks.lock,
     ping: async () => {

@@ -13,6 +13,11 @@ export function prepareStatements (db: Database.Database) {
       (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
       VALUES (@requestId, @campaignId, @caller, @operation, @paramsHash, @params, @controllerEpoch, @owner, @deadline, @createdAt, 'pending', @createdAt)
       ON CONFLICT (request_id) DO NOTHING`),
+    // only a record that provably never left (upstream_unavailable is written for nothing sent alone)
+    retryUnsent: db.prepare<Params>(`UPDATE mutation_records
+      SET state = 'pending', owner = @owner, deadline = @deadline, controller_epoch = @controllerEpoch,
+        answer = NULL, outcome_code = NULL, updated_at = @at
+      WHERE request_id = @requestId AND state = 'rejected' AND outcome_code = 'upstream_unavailable'`),
     get: db.prepare<[string], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = ?`),
     listByCampaign: db.prepare<[string, number], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
       WHERE campaign_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`),
@@ -53,6 +58,8 @@ export function prepareStatements (db: Database.Database) {
     setBoundTask: db.prepare<Params>(`INSERT INTO bound_tasks (campaign_id, task_id, request_id, bound_at)
       VALUES (@campaignId, @taskId, @requestId, @boundAt)
       ON CONFLICT (campaign_id) DO UPDATE SET task_id = excluded.task_id, request_id = excluded.request_id, bound_at = excluded.bound_at`),
+
+    clearBoundTask: db.prepare<[string]>('DELETE FROM bound_tasks WHERE campaign_id = ?'),
 
     ping: db.prepare<[], { ok: number }>('SELECT 1 AS ok')
   }
