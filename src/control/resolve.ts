@@ -123,15 +123,15 @@ export function createResolver (d: ResolverDeps): Resolver {
       }
       if (body.resolution === 'assume_not_applied') {
         if (r.controllerEpoch !== null) {
-          // only a higher epoch proves the remote now rejects the old mutation, deadline or not
+          // a higher epoch proves the remote now rejects the old mutation, deadline or not
           const lease = await d.leases.fresh(campaignId)
           if (lease === null || lease.epoch <= r.controllerEpoch) {
             throw new GatewayError('acknowledge_unsafe', { requestId, message: 'The remote does not show an epoch above the request\'s; it could still apply.' })
           }
-        } else {
-          // a claim carries no epoch to be overtaken: only its deadline ends a late arrival
-          notBeforeDeadline(r)
         }
+        // a claim carries no epoch to be overtaken, and the remote's tasks/cancel ignores the
+        // epoch a cancel carries: for both, only the deadline ends a late arrival
+        if (r.operation === 'claim' || r.operation === 'cancel') notBeforeDeadline(r)
       }
       const res: Resolution = { kind: 'acknowledge', by: caller.name, at: d.now(), note: body.note, resolution: body.resolution }
       return await finish(r, body.resolution === 'assume_applied' ? 'applied' : 'not_applied', res, null, caller)

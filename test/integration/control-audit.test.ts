@@ -152,6 +152,35 @@ describe('the deadline covers the owner\'s whole wait', () => {
   })
 })
 
+describe('acknowledging a cancel', () => {
+  it('assume_not_applied waits for the deadline even with a higher epoch: tasks/cancel ignores the epoch', async () => {
+    const clock = movableClock()
+    const p = await startControlPair({ clock: clock.now, env: { UPSTREAM_MUTATION_TIMEOUT_MS: '1000' } })
+    const t = p.gw.tokens.controller
+    await claim(p, t, 'camp-k1')
+    const task = (await submit(p, t, 'camp-k1')).body.taskId as string
+    // the cancel reaches the remote's front door and waits there
+    p.sim.inject({ rpcMethod: 'tasks/cancel' }, { kind: 'hold' }, 1)
+    const id = rid('cancel')
+    expect((await p.post(t, '/v1/campaigns/camp-k1/cancel', { requestId: id })).status).toBe(504)
+    p.sim.inject({ rpcMethod: 'campaign/request_status' }, { kind: 'status', status: 503 }, 1)
+    expect((await p.post(t, `/v1/campaigns/camp-k1/requests/${id}/reconcile`)).status).toBe(503)
+    // another controller takes over: a higher epoch, which a cancel does not care about
+    p.sim.control.setLease('camp-k1', { controller_id: 'ctl-other', epoch: 7, expires_at: Math.floor(p.sim.control.now() / 1000) + 600 })
+    const ack = { resolution: 'assume_not_applied', note: 'the remote shows no cancel' }
+    const early = await p.post(p.gw.tokens.admin, `/v1/campaigns/camp-k1/requests/${id}/acknowledge`, ack)
+    expect(early.status, JSON.stringify(early.body)).toBe(409)
+    expect(early.body.error.code).toBe('reconcile_too_early')
+    // and rightly so: the late cancel lands, whatever the epoch
+    expect(p.sim.deliverHeld()).toBe(1)
+    expect(p.sim.getTask(task)!.status).toMatchObject({ state: 'canceled' })
+    // past the deadline an acknowledgement is taken (here the operator would say applied)
+    clock.advance(60_000)
+    const ok = await p.post(p.gw.tokens.admin, `/v1/campaigns/camp-k1/requests/${id}/acknowledge`, { resolution: 'assume_applied', note: 'the task shows canceled' })
+    expect(ok.status).toBe(200)
+  })
+})
+
 describe('acknowledging a submission', () => {
   it('assume_applied with the task id unknown leaves no bound task: the previous one is never cancelled', async () => {
     const p = await startControlPair()
