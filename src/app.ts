@@ -11,6 +11,7 @@ import { AccessLog } from './access-log.js'
 import { capConnections, createClientErrorHandler, createFrameworkErrors, serverBounds } from './http-edges.js'
 import type { Caller } from '../schemas/callers.js'
 import type { Tracing } from './tracing/types.js'
+import type { MutationStep } from './control/pipeline.js'
 import gatewayConfig from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
 import requestId, { genReqId } from './plugins/request-id.js'
@@ -49,6 +50,8 @@ export interface AppDeps {
   coalesceReads?: boolean | undefined
   /** the control plane's clock, ms since the epoch (default Date.now); tests move it */
   clock?: (() => number) | undefined
+  /** called synchronously at each step of a mutation (crash tests) */
+  onMutationStep?: ((step: MutationStep, requestId: string) => void) | undefined
 }
 
 export type GatewayApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>
@@ -99,7 +102,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(discovery)
   await app.register(argus, { coalesce: deps.coalesceReads ?? true })
   // domain: the control plane, which writes the ledger
-  await app.register(control, { now: deps.clock })
+  await app.register(control, { now: deps.clock, onStep: deps.onMutationStep })
 
   // routes
   await app.register(healthRoutes)

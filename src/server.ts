@@ -8,6 +8,7 @@ import type { Logger } from 'pino'
 import { buildApp, type GatewayApp } from './app.js'
 import { redactUrl, type Config } from './config.js'
 import { createLogger } from './logger.js'
+import type { MutationStep } from './control/pipeline.js'
 import { drainAndClose } from './shutdown.js'
 import { startTracing } from './tracing/sdk.js'
 import { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
@@ -35,6 +36,8 @@ export interface StartOptions {
   coalesceReads?: boolean
   /** the control plane's clock (docs/design.md#leases); tests move it to reach expiry and skew */
   clock?: () => number
+  /** called synchronously at each step of a mutation; crash tests stop the process there */
+  onMutationStep?: (step: MutationStep, requestId: string) => void
 }
 
 /** how long one rendering of the metrics serves scrapes (docs/design.md#metrics) */
@@ -98,7 +101,7 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   }
 
   const metrics = createMetrics()
-  const app = await buildApp({ config, callers, logger, metrics, coalesceReads: opts.coalesceReads, tracing, clock: opts.clock })
+  const app = await buildApp({ config, callers, logger, metrics, coalesceReads: opts.coalesceReads, tracing, clock: opts.clock, onMutationStep: opts.onMutationStep })
   const metricsServer = buildMetricsServer(metrics)
   let closing: Promise<void> | undefined
   // idempotent: a test may close explicitly and again when it finishes. It drains: the API

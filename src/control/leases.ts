@@ -7,6 +7,7 @@ import type { Discovery } from '../discovery/discovery.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { readFailure } from '../argus/read-errors.js'
 import { GatewayError } from '../errors.js'
+import { RPC_CODES } from '../../schemas/jsonrpc.js'
 import { parseLeaseResult, wireParams, type Lease } from './wire.js'
 
 export interface LeaseKeeperOptions {
@@ -58,7 +59,7 @@ export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
       throw readFailure(err)
     }
     if (!r.ok) {
-      if (r.error.code === -32601) {
+      if (r.error.code === RPC_CODES.methodNotFound) {
         o.discovery.markMethodNotFound('control.read_control')
         throw new GatewayError('capability_unavailable', { missingPrerequisites: ['operation read_control answered method not found'] })
       }

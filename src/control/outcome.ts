@@ -4,6 +4,7 @@
 import type { RpcResult } from '../upstream/client.js'
 import { UpstreamCallError } from '../upstream/errors.js'
 import type { ErrorCode } from '../errors.js'
+import { RPC_CODES } from '../../schemas/jsonrpc.js'
 
 export type Classified =
   | { cls: 'result'; result: unknown }
@@ -20,14 +21,14 @@ const REASONS: Record<string, ErrorCode> = {
 
 /** JSON-RPC codes that say the request was refused before anything was applied */
 const REJECTING_CODES: ReadonlyMap<number, ErrorCode> = new Map([
-  [-32700, 'upstream_rejected'],
-  [-32600, 'upstream_rejected'],
-  [-32601, 'capability_unavailable'],
-  [-32602, 'upstream_rejected'],
-  [-32001, 'not_found'],
-  [-32002, 'task_not_cancelable'],
-  [-32004, 'upstream_rejected'],
-  [-32005, 'upstream_rejected']
+  [RPC_CODES.parseError, 'upstream_rejected'],
+  [RPC_CODES.invalidRequest, 'upstream_rejected'],
+  [RPC_CODES.methodNotFound, 'capability_unavailable'],
+  [RPC_CODES.invalidParams, 'upstream_rejected'],
+  [RPC_CODES.taskNotFound, 'not_found'],
+  [RPC_CODES.taskNotCancelable, 'task_not_cancelable'],
+  [RPC_CODES.unsupportedOperation, 'upstream_rejected'],
+  [RPC_CODES.contentTypeNotSupported, 'upstream_rejected']
 ])
 
 function reasonOf (data: unknown): unknown {
@@ -46,7 +47,7 @@ export function classifyAnswer (r: RpcResult): Classified {
   }
   const code = REJECTING_CODES.get(r.error.code)
   if (code === undefined) return { cls: 'ambiguous', why: `remote error ${r.error.code}` }
-  return { cls: 'rejected', code, why: `remote error ${r.error.code}`, methodNotFound: r.error.code === -32601, leaseRefused: false }
+  return { cls: 'rejected', code, why: `remote error ${r.error.code}`, methodNotFound: r.error.code === RPC_CODES.methodNotFound, leaseRefused: false }
 }
 
 /** a thrown rpc(): only a failure before the connection was up proves nothing was sent */

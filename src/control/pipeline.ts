@@ -21,6 +21,13 @@ import { wireParams, type Authority, type Lease } from './wire.js'
 
 export type MutationMetric = 'applied' | 'rejected' | 'ambiguous' | 'blocked' | 'replayed'
 
+/**
+ * The points of a mutation where a crash leaves a different trace (docs/design.md#outcomes):
+ * before its pending record is committed, after it and before a byte leaves, and after the
+ * answer before the outcome is written. Crash tests stop the process exactly there.
+ */
+export type MutationStep = 'before-pending' | 'before-send' | 'before-outcome'
+
 export interface PipelineDeps {
   ledger: Ledger
   client: UpstreamClient
@@ -35,6 +42,8 @@ export interface PipelineDeps {
   logger: Logger
   now: () => number
   onMutation?: (operation: MutationOperation, outcome: MutationMetric) => void
+  /** called synchronously at each step (crash tests); default none */
+  onStep?: (step: MutationStep, requestId: string) => void
 }
 
 export interface MutationRequest {
@@ -215,6 +224,7 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       const at = d.now()
       const deadline = at + ownerWaitMs(d, req.operation)
       const controllerEpoch = lease?.epoch ?? null
+      d.onStep?.('before-pending', requestId)
       if (again === 'unsent') {
         // compare-and-set: of two retries of one unsent request, one runs
         if (!(await d.ledger.retryUnsent(requestId, { owner: d.instanceId, deadline, controllerEpoch, at }))) {
@@ -242,6 +252,7 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
         }
       }
 
+      d.onStep?.('before-send', requestId)
       sent = true
       let classified: Classified
       try {
@@ -289,6 +300,7 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
     if (state === 'ambiguous' || (c.cls === 'rejected' && c.leaseRefused)) await d.leases.forget(campaignId).catch(() => undefined)
 
     let written = false
+    d.onStep?.('before-outcome', requestId)
     try {
       written = await d.ledger.recordOutcome(requestId, { state, answer: { httpStatus: answer.httpStatus, body: answer.body }, outcomeCode: codeOf(answer), taskId: answer.taskId, at: d.now() })
     } catch (err) {

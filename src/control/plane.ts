@@ -10,7 +10,7 @@ import type { Ledger, MutationOperation, RecordState } from '../ledger/types.js'
 import { CAMPAIGN_LOCK_WAIT_MS } from '../ledger/campaign-locks.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { createLeaseKeeper } from './leases.js'
-import { createPipeline, type MutationAnswer, type MutationMetric, type MutationRequest } from './pipeline.js'
+import { createPipeline, type MutationAnswer, type MutationMetric, type MutationRequest, type MutationStep } from './pipeline.js'
 import { createResolver, type Resolver } from './resolve.js'
 import { requestView } from './views.js'
 import type { Lease } from './wire.js'
@@ -33,6 +33,8 @@ export interface ControlPlaneOptions {
   /** how often overdue pending records are swept (default 10 s) */
   sweepIntervalMs?: number
   onMutation?: (operation: MutationOperation, outcome: MutationMetric) => void
+  /** called synchronously at each step of a mutation (crash tests) */
+  onStep?: (step: MutationStep, requestId: string) => void
 }
 
 export interface ControlPlane extends Resolver {
@@ -64,7 +66,8 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     lockWaitMs: o.lockWaitMs ?? CAMPAIGN_LOCK_WAIT_MS,
     logger: o.logger,
     now,
-    onMutation: o.onMutation
+    onMutation: o.onMutation,
+    onStep: o.onStep
   })
   const resolver = createResolver({ ledger: o.ledger, client: o.client, discovery: o.discovery, leases, readTimeoutMs: o.readTimeoutMs, logger: o.logger, now })
   let timer: NodeJS.Timeout | undefined

@@ -9,6 +9,7 @@ import type { RequestView } from '../../schemas/control.js'
 import { readFailure } from '../argus/read-errors.js'
 import type { Discovery } from '../discovery/discovery.js'
 import { GatewayError } from '../errors.js'
+import { RPC_CODES } from '../../schemas/jsonrpc.js'
 import type { Ledger, MutationRecord, Resolution } from '../ledger/types.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import type { LeaseKeeper } from './leases.js'
@@ -96,8 +97,9 @@ export function createResolver (d: ResolverDeps): Resolver {
         return await fail(readFailure(err, requestId))
       }
       if (!answer.ok) {
-        if (answer.error.code === -32601) d.discovery.markMethodNotFound('control.request_status')
-        return await fail(new GatewayError(answer.error.code === -32601 ? 'capability_unavailable' : 'upstream_rejected', { requestId }))
+        const notFound = answer.error.code === RPC_CODES.methodNotFound
+        if (notFound) d.discovery.markMethodNotFound('control.request_status')
+        return await fail(new GatewayError(notFound ? 'capability_unavailable' : 'upstream_rejected', { requestId }))
       }
       const status = RequestStatusSchema.safeParse(answer.result)
       // the answer must be about this very request, or it proves nothing

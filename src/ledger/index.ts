@@ -11,7 +11,6 @@ export { ambiguousAnswer, reconcilePath } from './ambiguous-answer.js'
 export type * from './types.js'
 
 export interface LedgerOptions {
-  now?: () => number
   logger?: Logger
 }
 

@@ -5,12 +5,13 @@ import { randomUUID } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { createControlPlane, type ControlPlane } from '../control/plane.js'
+import type { MutationStep } from '../control/pipeline.js'
 
 declare module 'fastify' {
   interface FastifyInstance { control: ControlPlane }
 }
 
-export default fp(async (app, opts: { now?: (() => number) | undefined }) => {
+export default fp(async (app, opts: { now?: (() => number) | undefined; onStep?: ((step: MutationStep, requestId: string) => void) | undefined }) => {
   const { upstream: u, leaseSafetyMs } = app.gatewayConfig
   const control = createControlPlane({
     ledger: app.ledger,
@@ -24,7 +25,8 @@ export default fp(async (app, opts: { now?: (() => number) | undefined }) => {
     instanceId: randomUUID(),
     now: opts.now,
     logger: (app.log as Logger).child({ component: 'control' }),
-    onMutation: (operation, outcome) => app.metrics.mutations.inc({ operation, outcome })
+    onMutation: (operation, outcome) => app.metrics.mutations.inc({ operation, outcome }),
+    onStep: opts.onStep
   })
   app.metrics.bindLedger(() => app.ledger.countAmbiguous())
   app.decorate('control', control)

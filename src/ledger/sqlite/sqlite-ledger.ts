@@ -20,11 +20,6 @@ export { LedgerLockedError } from './open.js'
 export interface SqliteLedgerOptions {
   /** the file (its directory is created if missing), or ':memory:' for tests */
   path: string
-  /**
-   * not read today: every method takes its time from the caller, so tests need no fake
-   * clock; kept so both ledger implementations share one options shape
-   */
-  now?: () => number
   logger?: Logger
 }
 
