@@ -1,5 +1,6 @@
 // The bin as a child process, for tests that start, kill and restart it: `start` with a clean
-// environment (PATH and HOME plus what the test gives), stdout and stderr captured.
+// environment (PATH and HOME plus what the test gives), stdout and stderr captured. Or the
+// crash child (crash-child.ts): the same start, able to freeze at a step of a mutation.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach } from 'vitest'
@@ -12,7 +13,16 @@ const children: ChildProcess[] = []
 afterEach(() => { for (const c of children.splice(0)) c.kill('SIGKILL') })
 
 export function startGatewayChild (env: Record<string, string>): GatewayChild {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'start'], {
+  return spawnChild(['src/cli/index.ts', 'start'], env)
+}
+
+/** the gateway started by test/helpers/crash-child.ts: env CRASH_AT (and CRASH_REQUEST_ID) set its trap */
+export function startCrashChild (env: Record<string, string>): GatewayChild {
+  return spawnChild(['test/helpers/crash-child.ts'], env)
+}
+
+function spawnChild (args: string[], env: Record<string, string>): GatewayChild {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe']

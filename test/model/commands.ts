@@ -47,6 +47,7 @@ function injectFault (w: World, op: Op, id: string, fault: Fault): void {
     case 'internal-error': return w.sim.inject(target, { kind: 'rpc-error', code: -32603, message: 'internal' }, 1)
     case 'unknown-reason': return w.sim.inject(target, { kind: 'rpc-error', code: -32003, message: 'no', data: { reason: 'quota_exceeded' } }, 1)
     case 'policy': return w.sim.inject(target, { kind: 'rpc-error', code: -32003, message: 'no', data: { reason: 'policy_violation' } }, 1)
+    case 'method-not-found': return w.sim.inject(target, { kind: 'rpc-error', code: -32601, message: 'Method not found' }, 1)
     case 'both': return w.sim.inject(target, {
       kind: 'status',
       status: 200,
@@ -69,7 +70,8 @@ const SENT_CLASS: Record<Fault, string> = {
   'unknown-reason': '504 ambiguous_write',
   policy: '403 policy_rejected',
   both: '504 ambiguous_write',
-  unreachable: '503 upstream_unavailable'
+  unreachable: '503 upstream_unavailable',
+  'method-not-found': '503 capability_unavailable'
 }
 
 /**
@@ -91,7 +93,9 @@ async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaig
   // the gateway asks the remote first when its view is unknown, and for every cancel
   const readsFirst = op !== 'claim' && (op === 'cancel' || view === undefined || !view.known)
   let predicted: string | undefined
-  if (blocker !== undefined) predicted = '409 ambiguity_unresolved'
+  // capability comes before the ambiguity block; without claim_control the gateway is an observer
+  if (m.unavailable.has('claim') || m.unavailable.has(op)) predicted = '503 capability_unavailable'
+  else if (blocker !== undefined) predicted = '409 ambiguity_unresolved'
   else if (readsFirst && fault === 'unreachable') predicted = '503 upstream_unavailable'
   else if (op === 'claim') predicted = clean && (remote === null || lease.mine) ? SENT_CLASS[fault] : undefined
   else if (clean && lease.mine && lease.usableMs > TIMING.leaseSafetyMs + 5000) {
@@ -113,6 +117,7 @@ async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaig
       const restarting = held && !answered ? w.restart() : Promise.resolve()
       res = await answer
       await restarting
+      if (held) m.unavailable.clear()
     } else {
       res = await sending
     }
@@ -169,6 +174,7 @@ async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaig
         state = 'rejected'
       }
       expect(cls).toBe(`${res!.status} ${String(stored.outcomeCode)}`)
+      if (stored.outcomeCode === 'capability_unavailable') m.unavailable.add(op)
       break
     case 'ambiguous':
       expect(['504 ambiguous_write', 'cut', '503 shutting_down']).toContain(cls)
@@ -419,10 +425,28 @@ class SkewCmd implements Cmd {
   toString = (): string => `skew ${this.ms} ms`
 }
 
+/** the card changes (an operator's redeploy) and an admin refreshes: -32601 marks are lifted */
+class CardChangeCmd implements Cmd {
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const { w } = r
+    const mark = `rev-${m.stats.commands}-${Math.random().toString(36).slice(2, 6)}`
+    w.sim.setCard((card) => ({ ...card, description: mark }))
+    const res = await w.post('admin', '/v1/upstream/refresh')
+    expect(res.status).toBe(200)
+    m.unavailable.clear()
+    m.count('card-change', codeOf(res))
+  }
+
+  toString = (): string => 'the card changes; refresh'
+}
+
 class RestartCmd implements Cmd {
   check = (): boolean => true
   async run (m: Model, r: Real): Promise<void> {
     await r.w.restart()
+    // a -32601 mark lives in memory: a restarted gateway rediscovers the same card without it
+    m.unavailable.clear()
     m.count('restart', 'ok')
     await checkInvariants(r.w, m, r.lateCancels)
   }
@@ -460,7 +484,7 @@ const campaign = fc.constantFrom<Campaign>(...CAMPAIGNS)
 const op = fc.constantFrom<Op>('claim', 'claim', 'renew', 'release', 'submit', 'submit', 'submit', 'intervene', 'intervene', 'cancel', 'cancel')
 const fault = fc.oneof(
   { weight: 12, arbitrary: fc.constant<Fault>('none') },
-  { weight: 5, arbitrary: fc.constantFrom<Fault>('drop', 'hold', 'hold', 'status-502', 'internal-error', 'unknown-reason', 'both', 'policy', 'unreachable') },
+  { weight: 5, arbitrary: fc.constantFrom<Fault>('drop', 'hold', 'hold', 'status-502', 'internal-error', 'unknown-reason', 'both', 'policy', 'unreachable', 'method-not-found') },
   { weight: 1, arbitrary: fc.constantFrom<Fault>('delay', 'hold-restart') }
 )
 const mutate = fc.tuple(who, campaign, op, fault, caller).map(([c, k, o, f, fb]) => new MutateCmd(c, k, o, f, fb))
@@ -476,7 +500,8 @@ export function commandArbitrary (o: { restarts: boolean }): Array<fc.Arbitrary<
     [1, fc.constant(new DeliverCmd())],
     [1, campaign.map((k) => new TakeoverCmd(k))],
     [2, fc.constantFrom(1000, 5000, 5000, 20_000, 40_000, 40_000, 70_000, 1000, 5000, 20_000, 700_000).map((ms) => new AdvanceCmd(ms))],
-    [1, fc.integer({ min: -1500, max: 1500 }).map((ms) => new SkewCmd(ms))]
+    [1, fc.integer({ min: -1500, max: 1500 }).map((ms) => new SkewCmd(ms))],
+    [1, fc.constant(new CardChangeCmd())]
   ]
   if (o.restarts) weighted.push([1, fc.constant(new RestartCmd())])
   return weighted.flatMap(([n, a]) => Array.from({ length: n }, () => a))

@@ -24,6 +24,7 @@ export type Fault =
   | 'policy' // policy_violation, nothing applied
   | 'both' // a body with result and error, nothing applied
   | 'unreachable' // the connect is refused: nothing leaves
+  | 'method-not-found' // -32601: the operation is unavailable until the card changes
 
 export const METHOD: Record<Op, string> = {
   claim: 'campaign/claim_control',
@@ -58,6 +59,8 @@ export class Model {
   readonly bound = new Map<Campaign, string | undefined>()
   /** tasks the remote has cancelled */
   readonly canceled = new Set<string>()
+  /** operations that answered -32601 since the card last changed */
+  readonly unavailable = new Set<Op>()
   private seq = 0
   readonly stats: Stats = { commands: 0, byKind: {}, answers: {}, ambiguousWithoutFault: 0, lateCancels: 0 }
 
