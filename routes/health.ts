@@ -2,6 +2,9 @@
 // card has been discovered; after failed refreshes the last good card keeps the gateway ready.
 // Draining (docs/design.md#shutdown) is never ready: `draining: true`, 503.
 // With GATEWAY_REDIS_URL, `checks.redis` reports whether Redis answers a ping (never a reason for 503).
+// `checks.upstreamCircuit` reports the upstream circuit breaker (docs/design.md#circuit-breaker),
+// never a reason for 503 either: every replica sees the same remote, and an unready fleet would
+// answer callers nothing instead of a 503 with Retry-After.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { HealthSchema, ReadySchema } from '../schemas/rest.js'
 
@@ -15,7 +18,8 @@ const health: FastifyPluginAsyncZod = async (app) => {
     // Redis is reported, but its absence does not make the gateway unready: rate limits fail open
     const redis = app.redis === undefined ? undefined : await app.redis.ping().then(() => true, () => false)
     const draining = app.lifecycle.draining
-    const body = { ready: !draining && card && ledger, draining, checks: { card, ledger, ...(redis !== undefined && { redis }) }, mode: snap.mode }
+    const upstreamCircuit = app.upstreamCircuit.state()
+    const body = { ready: !draining && card && ledger, draining, checks: { card, ledger, upstreamCircuit, ...(redis !== undefined && { redis }) }, mode: snap.mode }
     return reply.code(body.ready ? 200 : 503).send(body)
   })
 }

@@ -49,7 +49,8 @@ export const ReadySchema = z.object({
   /** true from SIGTERM on (docs/design.md#shutdown): never ready again */
   draining: z.boolean(),
   // redis only when GATEWAY_REDIS_URL is set; reported, never a reason to be unready (rate limits fail open)
-  checks: z.object({ card: z.boolean(), ledger: z.boolean(), redis: z.boolean().optional() }),
+  // the upstream circuit breaker's state, reported only (docs/design.md#circuit-breaker)
+  checks: z.object({ card: z.boolean(), ledger: z.boolean(), upstreamCircuit: z.enum(['closed', 'open', 'half_open']), redis: z.boolean().optional() }),
   mode: z.enum(['controller', 'observer'])
 })
 

@@ -1,6 +1,7 @@
 // Configuration (docs/design.md#configuration): the only reader of the environment. One zod schema,
 // fail fast with a message naming every bad variable and never echoing a secret.
 import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { z } from 'zod'
 import { CallersSchema, type Caller } from '../schemas/callers.js'
 import { CAMPAIGN_LOCK_WAIT_MS } from './ledger/campaign-locks.js'
@@ -30,6 +31,9 @@ const EnvSchema = z.object({
   // load shedding (docs/design.md#load-shedding)
   GATEWAY_UPSTREAM_QUEUE_MAX: int(1, 1_000_000).default(128),
   GATEWAY_TASK_BODY_BUDGET_BYTES: int(1024, 64 * 1024 * MiB).default(64 * MiB),
+  // the circuit breaker on the upstream (docs/design.md#circuit-breaker)
+  GATEWAY_UPSTREAM_BREAKER_FAILURES: int(1, 1000).default(5),
+  GATEWAY_UPSTREAM_BREAKER_OPEN_MS: int(100, 600_000).default(10_000),
   GATEWAY_MAX_EVENT_LOOP_DELAY_MS: int(0, 60_000).default(200),
   GATEWAY_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0),
   GATEWAY_CONTROL_ENABLED: bool.default(false),
@@ -43,8 +47,10 @@ const EnvSchema = z.object({
   PORT: int(0, 65535).default(8080),
   METRICS_PORT: int(0, 65535).default(9464),
   METRICS_HOST: z.string().min(1).optional(),
+  METRICS_MAX_CONNECTIONS: int(1, 1_000_000).default(64),
   GATEWAY_SHUTDOWN_GRACE_MS: int(0, 600_000).optional(),
-  GATEWAY_TRUST_PROXY: bool.default(false),
+  // false, true, a hop count or the ingress's addresses (parseTrustProxy)
+  GATEWAY_TRUST_PROXY: z.string().default('false'),
   GATEWAY_DISCOVERY_INTERVAL_MS: int(100, 86_400_000).default(60000),
   // the HTTP edges (docs/design.md#http-edges); the connection timeout's default is derived
   GATEWAY_HEADERS_TIMEOUT_MS: int(1, 600_000).default(10_000),
@@ -52,6 +58,7 @@ const EnvSchema = z.object({
   GATEWAY_CONNECTION_TIMEOUT_MS: int(1, 3_600_000).optional(),
   GATEWAY_KEEP_ALIVE_TIMEOUT_MS: int(1, 600_000).default(72_000),
   GATEWAY_MAX_CONNECTIONS: int(1, 1_000_000).default(4096),
+  GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: int(0, 1_000_000).optional(),
   GATEWAY_MAX_REQUESTS_PER_SOCKET: int(0, 1_000_000).default(1000),
   GATEWAY_ACCESS_LOG: bool.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -74,6 +81,10 @@ export interface UpstreamConfig {
   cardMaxBytes: number
   /** reads in flight plus reads waiting for an upstream socket; past it a read is shed */
   readQueueMax: number
+  /** consecutive timeouts or connect failures that open the circuit breaker */
+  breakerFailures: number
+  /** how long the breaker stays open before one read probes */
+  breakerOpenMs: number
   /** bytes of `tasks/get` answers held at once; past it one is shed */
   bodyBudgetBytes: number
   plainHttp: boolean
@@ -91,6 +102,8 @@ export interface HttpEdgeConfig {
   keepAliveTimeoutMs: number
   /** past this many open API sockets, new ones are dropped */
   maxConnections: number
+  /** past this many open API sockets from one address (IPv6: one /64), its new ones are dropped; 0: no such bound */
+  maxConnectionsPerAddress: number
   /** requests on one socket before it is closed (0: no limit) */
   maxRequestsPerSocket: number
 }
@@ -134,9 +147,12 @@ export interface Config {
   metricsPort: number
   /** the metrics listener's address; HOST unless METRICS_HOST is set */
   metricsHost: string
+  /** open sockets on the metrics listener (docs/design.md#http-edges) */
+  metricsMaxConnections: number
   /** how long a SIGTERM waits for requests in flight (docs/design.md#shutdown) */
   shutdownGraceMs: number
-  trustProxy: boolean
+  /** Fastify's `trustProxy`: which hops may name the client in X-Forwarded-For (docs/design.md#rate-limits) */
+  trustProxy: TrustProxy
   discoveryIntervalMs: number
   http: HttpEdgeConfig
   logLevel: string
@@ -145,6 +161,46 @@ export interface Config {
   /** OpenTelemetry tracing: on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER is set (docs/design.md#tracing) */
   tracing: boolean
   warnings: string[]
+}
+
+/**
+ * What GATEWAY_TRUST_PROXY may say (docs/design.md#rate-limits): nothing is trusted, every hop is
+ * (only safe behind an ingress that overwrites X-Forwarded-For), the last n hops (an ingress that
+ * appends), or the hops whose address is in a list.
+ */
+export type TrustProxy = boolean | number | string[]
+
+/** proxy-addr's named ranges, which Fastify accepts in a trust list */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+const MAX_HOPS = 32
+
+function isAddressOrCidr (entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true
+  const slash = entry.indexOf('/')
+  const addr = slash < 0 ? entry : entry.slice(0, slash)
+  const v = isIP(addr)
+  if (v === 0) return false
+  if (slash < 0) return true
+  const bits = entry.slice(slash + 1)
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (v === 4 ? 32 : 128)
+}
+
+/** GATEWAY_TRUST_PROXY: `false`/`0`, `true`, a hop count (1–32), or a comma-separated list of addresses and CIDRs */
+export function parseTrustProxy (raw: string): TrustProxy | undefined {
+  const v = raw.trim()
+  if (v === 'false' || v === '0') return false
+  if (v === 'true') return true
+  if (/^\d+$/.test(v)) {
+    const n = Number(v)
+    return n >= 1 && n <= MAX_HOPS ? n : undefined
+  }
+  const list = v.split(',').map((x) => x.trim())
+  return list.length > 0 && list.every(isAddressOrCidr) ? list : undefined
+}
+
+/** the per-address bound when none is set: a sixteenth of the cap, or no bound behind a trusted ingress */
+export function defaultPerAddress (maxConnections: number, trustProxy: TrustProxy): number {
+  return trustProxy === false ? Math.ceil(maxConnections / 16) : 0
 }
 
 export class ConfigError extends Error {
@@ -229,6 +285,13 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   const ledgerUrl = e.GATEWAY_LEDGER_URL ?? 'sqlite:./data/ledger.db'
   if (!/^sqlite:.+/.test(ledgerUrl) && !/^postgres(ql)?:\/\//.test(ledgerUrl)) problems.push('GATEWAY_LEDGER_URL: must be sqlite:<path> or postgres://…')
 
+  const trustProxy = parseTrustProxy(e.GATEWAY_TRUST_PROXY)
+  if (trustProxy === undefined) {
+    problems.push(`GATEWAY_TRUST_PROXY: must be false, true, a hop count (1–${MAX_HOPS}) or a comma-separated list of addresses or CIDRs (e.g. 10.0.0.0/8,fd00::/8)`)
+  } else if (trustProxy === true) {
+    warnings.push('GATEWAY_TRUST_PROXY=true trusts every X-Forwarded-For entry, the ones a client wrote included: safe only behind an ingress that overwrites the header; behind one that appends, set the hop count (1) or its addresses')
+  }
+
   if (e.GATEWAY_HEADERS_TIMEOUT_MS > e.GATEWAY_REQUEST_TIMEOUT_MS) problems.push('GATEWAY_HEADERS_TIMEOUT_MS: must not exceed GATEWAY_REQUEST_TIMEOUT_MS')
   const longest = longestRequestMs({ readTimeoutMs: e.UPSTREAM_READ_TIMEOUT_MS, mutationTimeoutMs: e.UPSTREAM_MUTATION_TIMEOUT_MS })
   const connectionTimeoutMs = e.GATEWAY_CONNECTION_TIMEOUT_MS ?? longest + CONNECTION_TIMEOUT_MARGIN_MS
@@ -258,6 +321,8 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
       maxTaskResponseBytes: e.UPSTREAM_MAX_TASK_RESPONSE_BYTES,
       cardMaxBytes: MiB,
       readQueueMax: e.GATEWAY_UPSTREAM_QUEUE_MAX,
+      breakerFailures: e.GATEWAY_UPSTREAM_BREAKER_FAILURES,
+      breakerOpenMs: e.GATEWAY_UPSTREAM_BREAKER_OPEN_MS,
       bodyBudgetBytes: e.GATEWAY_TASK_BODY_BUDGET_BYTES,
       plainHttp
     },
@@ -274,9 +339,10 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     port: e.PORT,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST ?? e.HOST,
+    metricsMaxConnections: e.METRICS_MAX_CONNECTIONS,
     // the drain waits for the longest legitimate request, plus a margin (docs/design.md#shutdown)
     shutdownGraceMs: e.GATEWAY_SHUTDOWN_GRACE_MS ?? longest + SHUTDOWN_MARGIN_MS,
-    trustProxy: e.GATEWAY_TRUST_PROXY,
+    trustProxy: trustProxy!,
     discoveryIntervalMs: e.GATEWAY_DISCOVERY_INTERVAL_MS,
     http: {
       headersTimeoutMs: e.GATEWAY_HEADERS_TIMEOUT_MS,
@@ -284,6 +350,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
       connectionTimeoutMs,
       keepAliveTimeoutMs: e.GATEWAY_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: e.GATEWAY_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: e.GATEWAY_MAX_CONNECTIONS_PER_ADDRESS ?? defaultPerAddress(e.GATEWAY_MAX_CONNECTIONS, trustProxy!),
       maxRequestsPerSocket: e.GATEWAY_MAX_REQUESTS_PER_SOCKET
     },
     logLevel: e.LOG_LEVEL,

@@ -24,6 +24,13 @@ export function readFailure (err: unknown, requestId?: string): GatewayError {
         message: 'The gateway is at its limit of upstream reads; retry shortly.',
         headers: { 'retry-after': String(err.retryAfterSeconds ?? 1) }
       })
+    case 'circuit_open':
+      // the remote stopped answering: refused at once instead of waiting out another timeout
+      return new GatewayError('upstream_unavailable', {
+        ...opts,
+        message: 'The remote is not answering; the gateway will try it again shortly.',
+        headers: { 'retry-after': String(err.retryAfterSeconds ?? 1) }
+      })
     case 'redirect':
     case 'too_large':
     case 'invalid':

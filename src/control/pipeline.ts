@@ -42,6 +42,11 @@ export interface PipelineDeps {
   logger: Logger
   now: () => number
   onMutation?: (operation: MutationOperation, outcome: MutationMetric) => void
+  /**
+   * the upstream circuit breaker's view (docs/design.md#circuit-breaker): while it is not closed
+   * a mutation is refused before anything is written; absent: always closed
+   */
+  circuit?: { retryAfterSeconds: () => number | undefined }
   /** called synchronously at each step (crash tests); default none */
   onStep?: (step: MutationStep, requestId: string) => void
 }
@@ -224,6 +229,11 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       const at = d.now()
       const deadline = at + ownerWaitMs(d, req.operation)
       const controllerEpoch = lease?.epoch ?? null
+      // a remote that stopped answering gets no mutation, and none is the breaker's probe
+      const wait = d.circuit?.retryAfterSeconds()
+      if (wait !== undefined) {
+        throw new GatewayError('upstream_unavailable', { requestId, message: 'The remote is not answering; nothing was sent. Retry shortly.', headers: { 'retry-after': String(wait) } })
+      }
       d.onStep?.('before-pending', requestId)
       if (again === 'unsent') {
         // compare-and-set: of two retries of one unsent request, one runs

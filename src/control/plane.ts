@@ -35,6 +35,8 @@ export interface ControlPlaneOptions {
   onMutation?: (operation: MutationOperation, outcome: MutationMetric) => void
   /** called synchronously at each step of a mutation (crash tests) */
   onStep?: (step: MutationStep, requestId: string) => void
+  /** the upstream circuit breaker (docs/design.md#circuit-breaker) */
+  circuit?: { retryAfterSeconds: () => number | undefined }
 }
 
 export interface ControlPlane extends Resolver {
@@ -67,7 +69,8 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     logger: o.logger,
     now,
     onMutation: o.onMutation,
-    onStep: o.onStep
+    onStep: o.onStep,
+    circuit: o.circuit
   })
   const resolver = createResolver({ ledger: o.ledger, client: o.client, discovery: o.discovery, leases, readTimeoutMs: o.readTimeoutMs, logger: o.logger, now })
   let timer: NodeJS.Timeout | undefined

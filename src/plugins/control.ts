@@ -26,7 +26,8 @@ export default fp(async (app, opts: { now?: (() => number) | undefined; onStep?:
     now: opts.now,
     logger: (app.log as Logger).child({ component: 'control' }),
     onMutation: (operation, outcome) => app.metrics.mutations.inc({ operation, outcome }),
-    onStep: opts.onStep
+    onStep: opts.onStep,
+    circuit: app.upstreamCircuit
   })
   app.metrics.bindLedger(() => app.ledger.countAmbiguous())
   app.decorate('control', control)

@@ -8,6 +8,8 @@ export interface GatewayMetrics {
   httpRequests: Counter<'route' | 'method' | 'status'>
   httpDuration: Histogram<'route' | 'method'>
   upstreamRequests: Counter<'rpc_method' | 'outcome'>
+  upstreamCircuitState: Gauge
+  upstreamCircuitTransitions: Counter<'to'>
   upstreamDuration: Histogram<'rpc_method'>
   mutations: Counter<'operation' | 'outcome'>
   ambiguousMutations: Gauge
@@ -51,6 +53,8 @@ export function createMetrics (): GatewayMetrics {
     httpRequests: new Counter({ name: 'gateway_http_requests_total', help: 'HTTP requests served', labelNames: ['route', 'method', 'status'], registers }),
     httpDuration: new Histogram({ name: 'gateway_http_request_duration_seconds', help: 'HTTP request duration', labelNames: ['route', 'method'], registers, buckets: DURATION_BUCKETS }),
     upstreamRequests: new Counter({ name: 'gateway_upstream_requests_total', help: 'Upstream exchanges by logical operation and outcome', labelNames: ['rpc_method', 'outcome'], registers }),
+    upstreamCircuitState: new Gauge({ name: 'gateway_upstream_circuit_state', help: 'The upstream circuit breaker: 0 closed, 1 half-open (one read probes), 2 open (reads refused at once)', registers }),
+    upstreamCircuitTransitions: new Counter({ name: 'gateway_upstream_circuit_transitions_total', help: 'Upstream circuit breaker state changes, by the state entered', labelNames: ['to'], registers }),
     upstreamDuration: new Histogram({ name: 'gateway_upstream_request_duration_seconds', help: 'Upstream exchange duration', labelNames: ['rpc_method'], registers, buckets: DURATION_BUCKETS }),
     mutations: new Counter({ name: 'gateway_mutations_total', help: 'Mutations by operation and outcome', labelNames: ['operation', 'outcome'], registers }),
     ambiguousMutations: new Gauge({
@@ -83,7 +87,7 @@ export function createMetrics (): GatewayMetrics {
     }),
     discovery: new Counter({ name: 'gateway_discovery_total', help: 'Agent card refreshes by outcome', labelNames: ['outcome'], registers }),
     rateLimited: new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused by the rate limit', labelNames: ['route'], registers }),
-    rateLimitStoreErrors: new Counter({ name: 'gateway_rate_limit_store_errors_total', help: 'Rate-limit store (Redis) calls that failed; the request was served (fail open)', registers }),
+    rateLimitStoreErrors: new Counter({ name: 'gateway_rate_limit_store_errors_total', help: 'Rate-limit store (Redis) calls that failed, or were skipped while the store backs off after a failure; the request was served (fail open)', registers }),
     readCoalesced: new Counter({ name: 'gateway_read_coalesced_total', help: 'Reads served by an identical upstream call already in flight', registers }),
     connectionsDropped: new Counter({ name: 'gateway_http_connections_dropped_total', help: 'API connections closed on arrival because GATEWAY_MAX_CONNECTIONS were open', registers })
   }

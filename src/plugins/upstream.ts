@@ -1,13 +1,18 @@
 // The one upstream client as `app.upstream` (docs/design.md#upstream-wire-rules): built from the
-// configuration, its exchanges counted in the metrics, its connection pools closed when the app
-// closes.
+// configuration, its exchanges counted in the metrics, behind the circuit breaker
+// (`app.upstreamCircuit`, docs/design.md#circuit-breaker), its connection pools closed when the
+// app closes.
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js'
+import { createUpstreamCircuit, type UpstreamCircuit } from '../upstream/breaker.js'
 
 declare module 'fastify' {
-  interface FastifyInstance { upstream: UpstreamClient }
+  interface FastifyInstance { upstream: UpstreamClient; upstreamCircuit: UpstreamCircuit }
 }
+
+/** gateway_upstream_circuit_state: 0 closed, 1 half-open, 2 open */
+const CIRCUIT_GAUGE = { closed: 0, half_open: 1, open: 2 } as const
 
 export interface UpstreamPluginOptions {
   /** the client span per call, when tracing is on (src/tracing/upstream.ts) */
@@ -25,6 +30,18 @@ export default fp<UpstreamPluginOptions>(async (app, opts) => {
       metrics.upstreamDuration.observe({ rpc_method: op }, seconds)
     }
   })
-  app.decorate('upstream', opts.wrap?.(upstream, app.gatewayConfig.upstream.origin) ?? upstream)
+  const { breakerFailures, breakerOpenMs } = app.gatewayConfig.upstream
+  const circuit = createUpstreamCircuit({
+    failures: breakerFailures,
+    halfOpenAfterMs: breakerOpenMs,
+    logger: (app.log as Logger).child({ component: 'upstream' }),
+    onChange: (state) => {
+      metrics.upstreamCircuitState.set(CIRCUIT_GAUGE[state])
+      metrics.upstreamCircuitTransitions.inc({ to: state })
+    }
+  })
+  const guarded = circuit.wrap(upstream)
+  app.decorate('upstreamCircuit', circuit)
+  app.decorate('upstream', opts.wrap?.(guarded, app.gatewayConfig.upstream.origin) ?? guarded)
   app.addHook('onClose', async () => { await upstream.close() })
 }, { name: 'upstream', dependencies: ['gateway-config', 'metrics'] })

@@ -12,6 +12,7 @@ export type UpstreamFailureKind =
   | 'http_status' // a non-2xx answer without a valid JSON-RPC body
   | 'invalid' // a 2xx answer that is not the JSON-RPC response we asked for
   | 'saturated' // shed by the gateway's own bounds (read queue, body byte budget): try again later
+  | 'circuit_open' // not sent: the circuit breaker is open after the remote stopped answering
 
 /** the `outcome` label of gateway_upstream_requests_total */
 export type UpstreamOutcome = 'ok' | 'rpc_error' | 'timeout' | 'network' | 'redirect' | 'too_large' | 'invalid' | 'shed'
@@ -20,7 +21,7 @@ export class UpstreamCallError extends Error {
   readonly kind: UpstreamFailureKind
   readonly nothingSent: boolean
   readonly httpStatus: number | undefined
-  /** for `saturated`: when trying again is likely to find room (the Retry-After) */
+  /** for `saturated` and `circuit_open`: when trying again is likely to succeed (the Retry-After) */
   readonly retryAfterSeconds: number | undefined
 
   constructor (kind: UpstreamFailureKind, opts: { nothingSent?: boolean; httpStatus?: number; retryAfterSeconds?: number; cause?: unknown } = {}) {
@@ -43,6 +44,7 @@ export class UpstreamCallError extends Error {
       case 'http_status': return 'invalid'
       case 'invalid': return 'invalid'
       case 'saturated': return 'shed'
+      case 'circuit_open': return 'shed'
     }
   }
 }
