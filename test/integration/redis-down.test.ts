@@ -119,4 +119,37 @@ describe('Redis down: rate limiting fails open', () => {
     expect((await call(`${g.url}/readyz`)).body.checks.redis).toBe(true)
     expectJsonLogOnly(g, consoleError)
   })
+
+  it.skipIf(!HAVE_REDIS_SERVER)('with Redis hung (SIGSTOP): one command timeout per back-off, not two per request; the store is used again after SIGCONT', async () => {
+    const port = await closedPort()
+    const s = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+    servers.push(s)
+    await waitFor(() => spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().includes('PONG') === true ? true : undefined, 5000, 'redis-server')
+    sim = await startSimulator()
+    const g = await startGateway({ simulator: sim, env: { GATEWAY_REDIS_URL: `redis://127.0.0.1:${port}`, GATEWAY_RATE_LIMIT_READ: '1000' } })
+    const read = async (): Promise<{ status: number; ms: number }> => await timed(`${g.url}/v1/upstream`, g.tokens.reader)
+    expect((await read()).status).toBe(200)
+
+    s.kill('SIGSTOP')
+    const hung: Array<{ status: number; ms: number }> = []
+    for (let i = 0; i < 30; i++) hung.push(await read())
+    s.kill('SIGCONT')
+    const sorted = hung.map((a) => a.ms).sort((a, b) => a - b)
+    const p50 = sorted[Math.floor(sorted.length / 2)]!
+    const slow = hung.filter((a) => a.ms > 200).length
+    console.log(`redis-down (hung): 30 reads, p50 ${p50.toFixed(1)} ms, ${slow} over 200 ms, slowest ${sorted.at(-1)!.toFixed(1)} ms`)
+    expect(hung.every((a) => a.status === 200)).toBe(true)
+    // the first request pays the command timeouts; the back-off spares the rest
+    expect(p50).toBeLessThan(100)
+    expect(slow).toBeLessThanOrEqual(3)
+
+    // past the back-off the store answers again: no more failed or skipped calls
+    await new Promise((resolve) => setTimeout(resolve, 2200))
+    expect((await read()).status).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 1100)) // the metrics render is cached for 1 s
+    const settled = await storeErrors(g)
+    for (let i = 0; i < 5; i++) expect((await read()).status).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    expect(await storeErrors(g)).toBe(settled)
+  })
 })
