@@ -114,10 +114,11 @@ async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaig
       let answered = false
       const answer = sending.catch(() => undefined).finally(() => { answered = true })
       const held = await until(() => answered || readTruth(w).heldIds.has(id), 3000)
-      const restarting = held && !answered ? w.restart() : Promise.resolve()
+      const restarted = held && !answered
+      const restarting = restarted ? w.restart() : Promise.resolve()
       res = await answer
       await restarting
-      if (held) m.unavailable.clear()
+      if (restarted) m.unavailable.clear()
     } else {
       res = await sending
     }

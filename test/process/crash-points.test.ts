@@ -76,6 +76,8 @@ async function runPoint (point: Point, p: number): Promise<void> {
     SPYNEL_AGENT_ZERO_API_KEY: secret,
     GATEWAY_CALLERS: JSON.stringify([{ name: 'ops', tokenSha256: sha256Hex(token), scopes: ['read', 'control', 'admin'], controllerId: 'ctl-ops' }]),
     GATEWAY_CONTROL_ENABLED: 'true',
+    // a busy machine must not shed the setup requests: load shedding is proved elsewhere
+    GATEWAY_MAX_EVENT_LOOP_DELAY_MS: '0',
     GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}`,
     UPSTREAM_MUTATION_TIMEOUT_MS: '5000',
     HOST: '127.0.0.1',
