@@ -33,8 +33,10 @@ describe('createLedger', () => {
     expect(existsSync(path)).toBe(true)
   })
 
-  it('refuses PostgreSQL for now, and an unknown scheme without echoing the URL', async () => {
-    await expect(createLedger('postgres://u:pw@db/ledger')).rejects.toThrow('the PostgreSQL ledger is not implemented yet')
+  it('refuses an unknown scheme, and an unreachable PostgreSQL, without echoing the password', async () => {
+    const pgErr = await createLedger('postgres://u:secret-pw@127.0.0.1:1/ledger').then(() => undefined, (e: unknown) => e as Error)
+    expect(pgErr?.message).toMatch(/the PostgreSQL ledger at postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/ledger could not be opened/)
+    expect(pgErr?.message).not.toContain('secret-pw')
     const err = await createLedger('mysql://u:secret-pw@db/x').then(() => undefined, (e: unknown) => e as Error)
     expect(err?.message).toMatch(/unsupported ledger URL scheme "mysql"/)
     expect(err?.message).not.toContain('secret-pw')

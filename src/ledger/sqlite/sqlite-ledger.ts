@@ -12,7 +12,7 @@ import { createCampaignLocks } from '../campaign-locks.js'
 import type { Ledger } from '../types.js'
 import { migrate } from './migrations.js'
 import { openSqliteDatabase } from './open.js'
-import { toBoundTask, toJson, toLease, toRecord } from './rows.js'
+import { toBoundTask, toJson, toLease, toRecord } from '../rows.js'
 import { prepareStatements } from './statements.js'
 
 export { LedgerLockedError } from './open.js'

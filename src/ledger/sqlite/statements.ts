@@ -2,7 +2,7 @@
 // Outcome writes are compare-and-set on the state column: the UPDATE names the state it
 // leaves, and the caller reads `changes` to learn whether it won.
 import type Database from 'better-sqlite3'
-import { RECORD_COLUMNS, type BoundTaskRow, type LeaseRow, type RecordRow } from './rows.js'
+import { RECORD_COLUMNS, type BoundTaskRow, type LeaseRow, type RecordRow } from '../rows.js'
 
 type Params = Record<string, unknown>
 type Id = { request_id: string; campaign_id: string }

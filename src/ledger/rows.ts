@@ -1,6 +1,7 @@
-// Rows of the SQLite ledger ↔ the interface's records (docs/design.md#ledger). JSON columns
-// hold what the gateway itself wrote, so they are parsed without validation.
-import type { BoundTask, LeaseView, MutationOperation, MutationRecord, RecordState, Resolution, StoredAnswer } from '../types.js'
+// Rows of either ledger ↔ the interface's records (docs/design.md#ledger): both stores keep the
+// same columns. JSON columns hold what the gateway itself wrote, so they are parsed without
+// validation.
+import type { BoundTask, LeaseView, MutationOperation, MutationRecord, RecordState, Resolution, StoredAnswer } from './types.js'
 
 export const RECORD_COLUMNS = `request_id, campaign_id, caller, operation, params_hash, params, controller_epoch,
   owner, deadline, created_at, state, updated_at, answer, outcome_code, task_id, reconcile_failures, resolution`
@@ -27,7 +28,8 @@ export interface RecordRow {
 
 export interface LeaseRow {
   campaign_id: string
-  known: number
+  /** SQLite: 0/1; PostgreSQL: a boolean */
+  known: number | boolean
   controller_id: string | null
   epoch: number | null
   expires_at: number | null
@@ -66,7 +68,7 @@ export function toLease (r: LeaseRow): LeaseView {
   const held = r.controller_id !== null && r.epoch !== null && r.expires_at !== null
   return {
     campaignId: r.campaign_id,
-    known: r.known === 1,
+    known: r.known === 1 || r.known === true,
     lease: held ? { controllerId: r.controller_id as string, epoch: r.epoch as number, expiresAt: r.expires_at as number } : null,
     maxEpochSeen: r.max_epoch_seen,
     updatedAt: r.updated_at

@@ -1,0 +1,85 @@
+// The PostgreSQL ledger's schema (docs/design.md#ledger), as migrations applied in order and
+// counted in `ledger_schema`; they run in one transaction under a transaction-level advisory
+// lock, so two replicas starting together apply each migration once and the second finds it
+// done. A database at a newer version than this gateway knows is refused. Append, never edit.
+import type pg from 'pg'
+
+/** the advisory lock key (pg_advisory_xact_lock(bigint)) that serialises migrations */
+export const MIGRATION_LOCK = 7_260_113_000_001n
+
+export const migrations: readonly string[] = [
+  // 1: records, leases, bound tasks (the SQLite schema's twin; JSON kept as text, exactly as written)
+  `
+  CREATE TABLE mutation_records (
+    request_id TEXT PRIMARY KEY,
+    campaign_id TEXT NOT NULL,
+    caller TEXT NOT NULL,
+    operation TEXT NOT NULL CHECK (operation IN ('claim', 'renew', 'release', 'submit', 'intervene', 'cancel')),
+    params_hash TEXT NOT NULL,
+    params TEXT NOT NULL,
+    controller_epoch BIGINT,
+    owner TEXT NOT NULL,
+    deadline BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'applied', 'rejected', 'ambiguous', 'not_applied')),
+    updated_at BIGINT NOT NULL,
+    answer TEXT,
+    outcome_code TEXT,
+    task_id TEXT,
+    reconcile_failures INTEGER NOT NULL DEFAULT 0,
+    last_reconcile_failure_at BIGINT,
+    resolution TEXT,
+    seq BIGSERIAL NOT NULL
+  );
+  CREATE INDEX mutation_records_campaign ON mutation_records (campaign_id, created_at, seq);
+  CREATE INDEX mutation_records_unresolved ON mutation_records (campaign_id, created_at, seq)
+    WHERE state IN ('pending', 'ambiguous');
+  CREATE INDEX mutation_records_pending ON mutation_records (deadline) WHERE state = 'pending';
+  CREATE INDEX mutation_records_ambiguous ON mutation_records (campaign_id) WHERE state = 'ambiguous';
+
+  CREATE TABLE campaign_leases (
+    campaign_id TEXT PRIMARY KEY,
+    known BOOLEAN NOT NULL,
+    controller_id TEXT,
+    epoch BIGINT,
+    expires_at BIGINT,
+    max_epoch_seen BIGINT NOT NULL DEFAULT 0,
+    updated_at BIGINT NOT NULL,
+    CHECK ((controller_id IS NULL) = (epoch IS NULL) AND (epoch IS NULL) = (expires_at IS NULL))
+  );
+
+  CREATE TABLE bound_tasks (
+    campaign_id TEXT PRIMARY KEY,
+    task_id TEXT NOT NULL,
+    request_id TEXT NOT NULL REFERENCES mutation_records (request_id),
+    bound_at BIGINT NOT NULL
+  );
+  `
+]
+
+export class LedgerSchemaError extends Error {}
+
+/** brings the database to the latest version; refuses one written by a newer gateway */
+export async function migrate (pool: pg.Pool, list: readonly string[] = migrations): Promise<{ from: number; to: number }> {
+  const client = await pool.connect()
+  try {
+    await client.query('BEGIN')
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()])
+    await client.query('CREATE TABLE IF NOT EXISTS ledger_schema (version INTEGER NOT NULL)')
+    const row = await client.query<{ version: number }>('SELECT version FROM ledger_schema')
+    if (row.rowCount === 0) await client.query('INSERT INTO ledger_schema (version) VALUES (0)')
+    const from = row.rows[0]?.version ?? 0
+    if (from > list.length) {
+      throw new LedgerSchemaError(`ledger schema version ${from} is newer than this gateway knows (${list.length}): run a gateway at least as new as the one that migrated it`)
+    }
+    for (let v = from; v < list.length; v++) await client.query(list[v] as string)
+    if (from < list.length) await client.query('UPDATE ledger_schema SET version = $1', [list.length])
+    await client.query('COMMIT')
+    return { from, to: list.length }
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw err
+  } finally {
+    client.release()
+  }
+}

@@ -1,0 +1,215 @@
+// The PostgreSQL ledger (docs/design.md#ledger): the Ledger interface on a `pg` pool, for
+// several replicas sharing one database. Request-id uniqueness is the primary key (`INSERT …
+// ON CONFLICT DO NOTHING`); every outcome and resolution write is compare-and-set in SQL. The
+// per-campaign lock is the in-process mutex first (so one replica's waiters queue fairly and
+// hold one connection at most), then a session advisory lock on a connection of its own,
+// waited for within the same bound. Pending records are never expired wholesale here: another
+// replica may still be waiting for one (only the periodic sweep, past each deadline).
+import pg from 'pg'
+import type { Logger } from 'pino'
+import { ambiguousAnswer } from '../ambiguous-answer.js'
+import { createCampaignLocks } from '../campaign-locks.js'
+import { RECORD_COLUMNS, toBoundTask, toJson, toLease, toRecord, type BoundTaskRow, type LeaseRow, type RecordRow } from '../rows.js'
+import type { Ledger } from '../types.js'
+import { migrate, LedgerSchemaError } from './migrations.js'
+import { redactUrl } from '../../redact-url.js'
+
+export interface PostgresLedgerOptions {
+  /** postgres://… (a password in it is never printed) */
+  url: string
+  logger?: Logger
+  /** pool size (default 20: requests in flight plus a connection per held campaign lock) */
+  maxConnections?: number
+}
+
+/** the first key of the campaign locks' advisory keys (pg_advisory_lock(int4, int4)) */
+const LOCK_NAMESPACE = 726_011
+/** a store call that waits longer than this is a failure (ledger_unavailable), not a hang */
+const STATEMENT_TIMEOUT_MS = 5000
+const CONNECT_TIMEOUT_MS = 3000
+
+// BIGINT columns come back as numbers: every one holds ms since the epoch, an epoch or a
+// sequence, all far below 2^53
+const types = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')
+}
+
+export async function createPostgresLedger (opts: PostgresLedgerOptions): Promise<Ledger> {
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.maxConnections ?? 20,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    query_timeout: STATEMENT_TIMEOUT_MS + 1000,
+    idleTimeoutMillis: 30_000,
+    types
+  })
+  // an idle connection the server closed (a restart, pg_terminate_backend): the pool drops it and
+  // connects anew on demand; the error must not crash the process
+  pool.on('error', (err: Error & { code?: string }) => { opts.logger?.warn({ code: err.code }, 'ledger connection lost; the pool reconnects on demand') })
+  let migrated
+  try {
+    migrated = await migrate(pool)
+  } catch (err) {
+    await pool.end().catch(() => undefined)
+    if (err instanceof LedgerSchemaError) throw err
+    // the driver's own message, never the URL as given: it may carry a password
+    const code = (err as { code?: string }).code
+    throw new Error(`the PostgreSQL ledger at ${redactUrl(opts.url)} could not be opened${code !== undefined ? ` (${code})` : ''}`, { cause: err })
+  }
+  opts.logger?.info({ schemaVersion: migrated.to, migratedFrom: migrated.from }, 'ledger opened')
+
+  const q = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> => await pool.query<R>(text, values)
+  const one = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R | undefined> => (await q<R>(text, values)).rows[0]
+
+  const locks = createCampaignLocks()
+  let closed = false
+  const onHeldError = (err: Error & { code?: string }): void => { opts.logger?.warn({ code: err.code }, 'ledger lock session lost; the server released its lock') }
+
+  /** compare-and-set from pending, one row at a time: each gets its own replayable answer */
+  async function makeAmbiguous (rows: Array<{ request_id: string; campaign_id: string }>, now: number): Promise<string[]> {
+    const ids: string[] = []
+    for (const r of rows) {
+      const res = await q(`UPDATE mutation_records SET state = 'ambiguous', outcome_code = 'ambiguous_write', answer = $2, updated_at = $3
+        WHERE request_id = $1 AND state = 'pending'`, [r.request_id, toJson(ambiguousAnswer(r.campaign_id, r.request_id)), now])
+      if (res.rowCount === 1) ids.push(r.request_id)
+    }
+    return ids
+  }
+
+  const ledger: Ledger = {
+    kind: 'postgres',
+    insertPending: async (r) => {
+      const res = await q(`INSERT INTO mutation_records
+        (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $10)
+        ON CONFLICT (request_id) DO NOTHING`,
+      [r.requestId, r.campaignId, r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.deadline, r.createdAt])
+      return res.rowCount === 1 ? 'inserted' : 'exists'
+    },
+    // only a record that provably never left (upstream_unavailable is written for nothing sent alone)
+    retryUnsent: async (requestId, r) => (await q(`UPDATE mutation_records
+      SET state = 'pending', owner = $2, deadline = $3, controller_epoch = $4, answer = NULL, outcome_code = NULL, updated_at = $5
+      WHERE request_id = $1 AND state = 'rejected' AND outcome_code = 'upstream_unavailable'`,
+    [requestId, r.owner, r.deadline, r.controllerEpoch, r.at])).rowCount === 1,
+    get: async (requestId) => {
+      const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = $1`, [requestId])
+      return row === undefined ? undefined : toRecord(row)
+    },
+    listByCampaign: async (campaignId, o = {}) => {
+      const rows = (await q<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+        WHERE campaign_id = $1 AND ($2::text IS NULL OR state = $2) ORDER BY created_at DESC, seq DESC LIMIT $3`,
+      [campaignId, o.state ?? null, o.limit ?? null])).rows
+      return rows.map(toRecord)
+    },
+    firstUnresolved: async (campaignId) => {
+      const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+        WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1`, [campaignId])
+      return row === undefined ? undefined : toRecord(row)
+    },
+    recordOutcome: async (requestId, o) => (await q(`UPDATE mutation_records
+      SET state = $2, answer = $3, outcome_code = $4, task_id = $5, updated_at = $6
+      WHERE request_id = $1 AND state = 'pending'`,
+    [requestId, o.state, toJson(o.answer), o.outcomeCode, o.taskId, o.at])).rowCount === 1,
+    // outcome_code stays 'ambiguous_write': it says how the send ended, the answer what replays
+    resolve: async (requestId, to, r, taskId, answer) => (await q(`UPDATE mutation_records
+      SET state = $2, answer = $3, resolution = $4, task_id = coalesce($5, task_id), updated_at = $6
+      WHERE request_id = $1 AND state = 'ambiguous'`,
+    [requestId, to, toJson(answer), toJson(r), taskId, r.at])).rowCount === 1,
+    noteReconcileFailure: async (requestId, at) => {
+      await q('UPDATE mutation_records SET reconcile_failures = reconcile_failures + 1, last_reconcile_failure_at = $2 WHERE request_id = $1', [requestId, at])
+    },
+    expirePending: async (now) => await makeAmbiguous((await q<{ request_id: string; campaign_id: string }>(
+      `SELECT request_id, campaign_id FROM mutation_records WHERE state = 'pending' AND deadline < $1 ORDER BY created_at, seq`, [now])).rows, now),
+    expireAllPending: async (now) => await makeAmbiguous((await q<{ request_id: string; campaign_id: string }>(
+      `SELECT request_id, campaign_id FROM mutation_records WHERE state = 'pending' ORDER BY created_at, seq`)).rows, now),
+    countAmbiguous: async () => (await one<{ n: number }>(`SELECT count(*)::int AS n FROM mutation_records WHERE state = 'ambiguous'`))?.n ?? 0,
+
+    getLease: async (campaignId) => {
+      const row = await one<LeaseRow>('SELECT * FROM campaign_leases WHERE campaign_id = $1', [campaignId])
+      return row === undefined ? undefined : toLease(row)
+    },
+    putLease: async (campaignId, lease, at) => {
+      await q(`INSERT INTO campaign_leases (campaign_id, known, controller_id, epoch, expires_at, max_epoch_seen, updated_at)
+        VALUES ($1, true, $2, $3::bigint, $4::bigint, coalesce($3::bigint, 0), $5)
+        ON CONFLICT (campaign_id) DO UPDATE SET known = true, controller_id = excluded.controller_id,
+          epoch = excluded.epoch, expires_at = excluded.expires_at,
+          max_epoch_seen = greatest(campaign_leases.max_epoch_seen, excluded.max_epoch_seen), updated_at = excluded.updated_at`,
+      [campaignId, lease?.controllerId ?? null, lease?.epoch ?? null, lease?.expiresAt ?? null, at])
+    },
+    // the lease last seen stays (meaningful only when known); maxEpochSeen never moves down
+    markLeaseUnknown: async (campaignId, at) => {
+      await q(`INSERT INTO campaign_leases (campaign_id, known, updated_at) VALUES ($1, false, $2)
+        ON CONFLICT (campaign_id) DO UPDATE SET known = false, updated_at = excluded.updated_at`, [campaignId, at])
+    },
+    forgetAllLeases: async (at) => { await q('UPDATE campaign_leases SET known = false, updated_at = $1 WHERE known', [at]) },
+
+    getBoundTask: async (campaignId) => {
+      const row = await one<BoundTaskRow>('SELECT * FROM bound_tasks WHERE campaign_id = $1', [campaignId])
+      return row === undefined ? undefined : toBoundTask(row)
+    },
+    setBoundTask: async (b) => {
+      await q(`INSERT INTO bound_tasks (campaign_id, task_id, request_id, bound_at) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (campaign_id) DO UPDATE SET task_id = excluded.task_id, request_id = excluded.request_id, bound_at = excluded.bound_at`,
+      [b.campaignId, b.taskId, b.requestId, b.boundAt])
+    },
+    clearBoundTask: async (campaignId) => { await q('DELETE FROM bound_tasks WHERE campaign_id = $1', [campaignId]) },
+
+    lockCampaign: async (campaignId, waitMs) => {
+      const started = Date.now()
+      const local = await locks.lock(campaignId, waitMs)
+      if (local === undefined) return undefined
+      let client: pg.PoolClient | undefined
+      try {
+        client = await pool.connect()
+        // a held lock's session may die (a restart, pg_terminate_backend): the server then
+        // releases the lock; the client's error must not crash the process
+        client.on('error', onHeldError)
+        // lock_timeout bounds the wait for the advisory lock; 0 would mean no bound at all
+        const left = Math.max(1, waitMs - (Date.now() - started))
+        await client.query(`SET lock_timeout = ${left}`)
+        await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [LOCK_NAMESPACE, campaignId])
+      } catch (err) {
+        const timedOut = (err as { code?: string }).code === '55P03'
+        client?.off('error', onHeldError)
+        client?.release(!timedOut)
+        await local()
+        if (timedOut) return undefined
+        throw err
+      }
+      const held = client
+      let released = false
+      return async () => {
+        if (released) return
+        released = true
+        try {
+          await held.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_NAMESPACE, campaignId])
+          await held.query('RESET lock_timeout')
+          held.off('error', onHeldError)
+          held.release()
+        } catch {
+          // the session is gone, and the server released its locks with it
+          held.off('error', onHeldError)
+          held.release(true)
+        } finally {
+          await local()
+        }
+      }
+    },
+    ping: async () => {
+      try {
+        return (await one<{ ok: number }>('SELECT 1 AS ok'))?.ok === 1
+      } catch {
+        return false
+      }
+    },
+    close: async () => {
+      if (closed) return
+      closed = true
+      await pool.end()
+      opts.logger?.info('ledger closed')
+    }
+  }
+  return ledger
+}

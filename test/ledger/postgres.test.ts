@@ -1,0 +1,151 @@
+// The PostgreSQL ledger (docs/design.md#ledger): the shared contract on a schema of its own per
+// run, then what only PostgreSQL has — migrations under an advisory lock (two starting at once),
+// a database newer than the gateway refused, the campaign lock across pools (replicas), and a
+// pool that loses every connection (pg_terminate_backend) and recovers by itself.
+// Skipped, saying so, without TEST_POSTGRES_URL (.ci/run sets it).
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createLedger } from '../../src/ledger/index.js'
+import { createPostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js'
+import type { Ledger } from '../../src/ledger/types.js'
+import { ledgerContract } from './contract.js'
+import { appliedOutcome, pendingRecord } from './records.js'
+
+const BASE = process.env.TEST_POSTGRES_URL
+if (BASE === undefined) console.warn('SKIP the PostgreSQL ledger tests: TEST_POSTGRES_URL is not set')
+
+/** a fresh schema of this run's own, and a URL whose search_path is it */
+export async function freshSchema (base: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const schema = `oogw_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: base })
+  await admin.connect()
+  await admin.query(`CREATE SCHEMA ${schema}`)
+  await admin.end()
+  const u = new URL(base)
+  u.searchParams.set('options', `-c search_path=${schema}`)
+  // the sessions of this schema's pools are found (and terminated) by it
+  u.searchParams.set('application_name', schema)
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base })
+      await c.connect()
+      await c.query(`DROP SCHEMA ${schema} CASCADE`)
+      await c.end()
+    }
+  }
+}
+
+describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
+  const drops: Array<() => Promise<void>> = []
+  afterAll(async () => { for (const d of drops) await d() })
+  const fresh = async (): Promise<string> => {
+    const s = await freshSchema(BASE!)
+    drops.push(s.drop)
+    return s.url
+  }
+
+  ledgerContract('postgres', async () => await createPostgresLedger({ url: await fresh() }))
+
+  describe('what only PostgreSQL has', () => {
+    let url: string
+    beforeAll(async () => { url = await fresh() })
+
+    it('createLedger picks it for postgres:// and postgresql://', async () => {
+      for (const u of [url, url.replace(/^postgres:/, 'postgresql:')]) {
+        const l = await createLedger(u)
+        expect(l.kind).toBe('postgres')
+        expect(await l.ping()).toBe(true)
+        await l.close()
+      }
+    })
+
+    it('two replicas starting together migrate once; a newer database is refused', async () => {
+      const u = await fresh()
+      const both = await Promise.all([createPostgresLedger({ url: u }), createPostgresLedger({ url: u })])
+      const r = pendingRecord()
+      expect(await both[0].insertPending(r)).toBe('inserted')
+      expect(await both[1].insertPending(r)).toBe('exists')
+      for (const l of both) await l.close()
+      const c = new pg.Client({ connectionString: u })
+      await c.connect()
+      expect((await c.query('SELECT version FROM ledger_schema')).rows).toEqual([{ version: 1 }])
+      await c.query('UPDATE ledger_schema SET version = 99')
+      await c.end()
+      await expect(createPostgresLedger({ url: u })).rejects.toThrow(/ledger schema version 99 is newer than this gateway knows \(1\)/)
+    })
+
+    it('the campaign lock holds across replicas: the second waits, then times out; release hands it over', async () => {
+      const a = await createPostgresLedger({ url })
+      const b = await createPostgresLedger({ url })
+      try {
+        const held = await a.lockCampaign('camp-x', 1000)
+        expect(held).toBeDefined()
+        const t0 = Date.now()
+        expect(await b.lockCampaign('camp-x', 300)).toBeUndefined()
+        expect(Date.now() - t0).toBeGreaterThanOrEqual(250)
+        // another campaign is not blocked
+        const other = await b.lockCampaign('camp-y', 300)
+        expect(other).toBeDefined()
+        await other!()
+        const waiting = b.lockCampaign('camp-x', 2000)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        await held!()
+        const next = await waiting
+        expect(next).toBeDefined()
+        await next!()
+        await held!() // twice is harmless
+      } finally {
+        await a.close()
+        await b.close()
+      }
+    })
+
+    it('every connection terminated: calls fail, then the pool reconnects; a lock whose session died is released', async () => {
+      const a = await createPostgresLedger({ url })
+      const b = await createPostgresLedger({ url })
+      try {
+        const r = pendingRecord()
+        await a.insertPending(r)
+        const held = await a.lockCampaign('camp-t', 1000)
+        const admin = new pg.Client({ connectionString: BASE })
+        await admin.connect()
+        // every session of this run's pools (the admin's own has another name)
+        const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [new URL(url).searchParams.get('application_name')])
+        await admin.end()
+        expect(killed.rowCount).toBeGreaterThan(0)
+        // the lock died with its session: the other replica gets it
+        const taken = await b.lockCampaign('camp-t', 2000)
+        expect(taken).toBeDefined()
+        await taken!()
+        await held!() // releasing a dead session's lock is harmless
+        // the pool connects anew
+        let ok = false
+        for (let i = 0; i < 20 && !ok; i++) {
+          ok = await a.recordOutcome(r.requestId, appliedOutcome()).then(() => true, () => false)
+          if (!ok) await new Promise((resolve) => setTimeout(resolve, 100))
+        }
+        expect(ok).toBe(true)
+        expect((await b.get(r.requestId))?.state).toBe('applied')
+      } finally {
+        await a.close()
+        await b.close()
+      }
+    })
+
+    it('keeps JSON as written: key order, a NUL escape and large numbers survive', async () => {
+      const l: Ledger = await createPostgresLedger({ url })
+      try {
+        const params = { z: 1, a: 'x\u0000y', n: 2 ** 52, nested: { b: [1, { c: null }] } }
+        const r = pendingRecord({ params })
+        await l.insertPending(r)
+        const got = await l.get(r.requestId)
+        expect(JSON.stringify(got?.params)).toBe(JSON.stringify(params))
+        expect(got?.createdAt).toBe(r.createdAt)
+      } finally {
+        await l.close()
+      }
+    })
+  })
+})
