@@ -3,39 +3,17 @@
 // a database newer than the gateway refused, the campaign lock across pools (replicas), and a
 // pool that loses every connection (pg_terminate_backend) and recovers by itself.
 // Skipped, saying so, without TEST_POSTGRES_URL (.ci/run sets it).
-import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLedger } from '../../src/ledger/index.js'
 import { createPostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js'
 import type { Ledger } from '../../src/ledger/types.js'
 import { ledgerContract } from './contract.js'
+import { freshSchema } from '../helpers/postgres.js'
 import { appliedOutcome, pendingRecord } from './records.js'
 
 const BASE = process.env.TEST_POSTGRES_URL
 if (BASE === undefined) console.warn('SKIP the PostgreSQL ledger tests: TEST_POSTGRES_URL is not set')
-
-/** a fresh schema of this run's own, and a URL whose search_path is it */
-export async function freshSchema (base: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const schema = `oogw_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  await admin.end()
-  const u = new URL(base)
-  u.searchParams.set('options', `-c search_path=${schema}`)
-  // the sessions of this schema's pools are found (and terminated) by it
-  u.searchParams.set('application_name', schema)
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base })
-      await c.connect()
-      await c.query(`DROP SCHEMA ${schema} CASCADE`)
-      await c.end()
-    }
-  }
-}
 
 describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
   const drops: Array<() => Promise<void>> = []

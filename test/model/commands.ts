@@ -94,7 +94,8 @@ async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaig
   const readsFirst = op !== 'claim' && (op === 'cancel' || view === undefined || !view.known)
   let predicted: string | undefined
   // capability comes before the ambiguity block; without claim_control the gateway is an observer
-  if (m.unavailable.has('claim') || m.unavailable.has(op)) predicted = '503 capability_unavailable'
+  const marks = m.unavailable(w.nextReplica())
+  if (marks.has('claim') || marks.has(op)) predicted = '503 capability_unavailable'
   else if (blocker !== undefined) predicted = '409 ambiguity_unresolved'
   else if (readsFirst && fault === 'unreachable') predicted = '503 upstream_unavailable'
   else if (op === 'claim') predicted = clean && (remote === null || lease.mine) ? SENT_CLASS[fault] : undefined
@@ -118,7 +119,7 @@ async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaig
       const restarting = restarted ? w.restart() : Promise.resolve()
       res = await answer
       await restarting
-      if (restarted) m.unavailable.clear()
+      if (restarted) m.unavailable(w.lastReplica()).clear()
     } else {
       res = await sending
     }
@@ -175,11 +176,16 @@ async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaig
         state = 'rejected'
       }
       expect(cls).toBe(`${res!.status} ${String(stored.outcomeCode)}`)
-      if (stored.outcomeCode === 'capability_unavailable') m.unavailable.add(op)
+      if (stored.outcomeCode === 'capability_unavailable') m.unavailable(w.lastReplica()).add(op)
       break
     case 'ambiguous':
       expect(['504 ambiguous_write', 'cut', '503 shutting_down']).toContain(cls)
       state = 'ambiguous'
+      break
+    case 'pending':
+      // PostgreSQL: a stopped replica's record waits for its deadline (no wholesale expiry at start)
+      expect(w.kind === 'postgres' && fault === 'hold-restart', `${id} left pending after its answer (${cls})`).toBe(true)
+      state = 'pending'
       break
     default:
       throw new Error(`${id} left ${stored.state} after its answer (${cls})`)
@@ -218,7 +224,11 @@ class ReuseCmd implements Cmd {
     const rec = m.records.get(m.order[this.pick % m.order.length]!)!
     const { w } = r
     const path = `/v1/campaigns/${rec.campaign}/${PATH[rec.op]}`
-    if (this.how === 'same' && rec.state === 'unsent') {
+    if (rec.state === 'pending' && this.how === 'same') {
+      const res = await w.post(rec.caller, path, rec.body)
+      m.count('reuse:same', codeOf(res))
+      expect(codeOf(res)).toBe('409 request_in_flight')
+    } else if (this.how === 'same' && rec.state === 'unsent') {
       // nothing of it ever left: it runs again as new
       await sendMutation(m, r, { caller: rec.caller, campaign: rec.campaign, op: rec.op, id: rec.id, body: rec.body, fault: 'none' })
     } else {
@@ -265,7 +275,9 @@ class ReconcileCmd implements Cmd {
     const res = await w.post(rec.caller, `/v1/campaigns/${rec.campaign}/requests/${rec.id}/reconcile`)
     w.sim.clearFaults()
     m.count('reconcile', codeOf(res))
-    if (rec.state !== 'ambiguous') {
+    if (rec.state === 'pending') {
+      expect(codeOf(res)).toBe('409 request_in_flight')
+    } else if (rec.state !== 'ambiguous') {
       expect(res.status).toBe(200)
       expect(res.body.state).toBe(rec.state === 'unsent' ? 'rejected' : rec.state)
     } else if (this.failing) {
@@ -310,7 +322,9 @@ class AcknowledgeCmd implements Cmd {
     const remote = w.sim.control.lease(rec.campaign)
     const res = await w.post('admin', `/v1/campaigns/${rec.campaign}/requests/${rec.id}/acknowledge`, { resolution, note: 'checked on the remote' })
     m.count('acknowledge', `${codeOf(res)} (${resolution})`)
-    if (rec.state !== 'ambiguous' || !rec.reconcileFailed) {
+    if (rec.state === 'pending') {
+      expect(codeOf(res)).toBe('409 request_in_flight')
+    } else if (rec.state !== 'ambiguous' || !rec.reconcileFailed) {
       expect(codeOf(res)).toBe('409 acknowledge_unsafe')
     } else if (applied) {
       expect(codeOf(res)).toBe('200')
@@ -404,7 +418,16 @@ class AdvanceCmd implements Cmd {
     const { w } = r
     await dropOverdue(w, w.gwNow() + this.ms)
     w.advance(this.ms)
+    // the replicas' sweeps run as their timers would: pending records past their deadline
+    await w.sweep()
+    for (const rec of m.records.values()) {
+      if (rec.state === 'pending' && (await w.gw.app.ledger.get(rec.id))?.state === 'ambiguous') {
+        expect((await w.gw.app.ledger.get(rec.id))!.deadline).toBeLessThan(w.gwNow())
+        rec.state = 'ambiguous'
+      }
+    }
     m.count('advance', String(this.ms))
+    await checkInvariants(w, m, r.lateCancels)
   }
 
   toString = (): string => `advance ${this.ms} ms`
@@ -433,10 +456,13 @@ class CardChangeCmd implements Cmd {
     const { w } = r
     const mark = `rev-${m.stats.commands}-${Math.random().toString(36).slice(2, 6)}`
     w.sim.setCard((card) => ({ ...card, description: mark }))
-    const res = await w.post('admin', '/v1/upstream/refresh')
-    expect(res.status).toBe(200)
-    m.unavailable.clear()
-    m.count('card-change', codeOf(res))
+    // one refresh per replica (requests go round the replicas in turn)
+    for (let i = 0; i < w.replicas.length; i++) {
+      const res = await w.post('admin', '/v1/upstream/refresh')
+      expect(res.status).toBe(200)
+    }
+    m.unavailableOn.clear()
+    m.count('card-change', '200')
   }
 
   toString = (): string => 'the card changes; refresh'
@@ -445,9 +471,10 @@ class CardChangeCmd implements Cmd {
 class RestartCmd implements Cmd {
   check = (): boolean => true
   async run (m: Model, r: Real): Promise<void> {
-    await r.w.restart()
+    const replica = r.w.nextReplica()
+    await r.w.restart(replica)
     // a -32601 mark lives in memory: a restarted gateway rediscovers the same card without it
-    m.unavailable.clear()
+    m.unavailable(replica).clear()
     m.count('restart', 'ok')
     await checkInvariants(r.w, m, r.lateCancels)
   }

@@ -10,17 +10,25 @@ import { describe, expect, it } from 'vitest'
 import { commandArbitrary, finish, type Real } from './commands.js'
 import { Model } from './model.js'
 import { startWorld } from './world.js'
+import { freshSchema } from '../helpers/postgres.js'
 
-const RUNS = Number(process.env.MODEL_RUNS ?? 60)
-const MAX_COMMANDS = Number(process.env.MODEL_MAX_COMMANDS ?? 80)
 const SEED = process.env.MODEL_SEED === undefined ? undefined : Number(process.env.MODEL_SEED)
+const PG = process.env.TEST_POSTGRES_URL
+if (PG === undefined) console.warn('SKIP the model on PostgreSQL with two replicas: TEST_POSTGRES_URL is not set')
 
-describe('the control plane against its model', () => {
-  it(`holds every invariant over ${RUNS} generated histories of up to ${MAX_COMMANDS} commands`, async () => {
+const LEDGERS = [
+  { name: 'one replica on SQLite', runs: Number(process.env.MODEL_RUNS ?? 60), postgres: false },
+  { name: 'two replicas on PostgreSQL', runs: Number(process.env.MODEL_RUNS_PG ?? process.env.MODEL_RUNS ?? 20), postgres: true }
+]
+const MAX_COMMANDS = Number(process.env.MODEL_MAX_COMMANDS ?? 80)
+
+describe.each(LEDGERS)('the control plane against its model: $name', ({ runs: RUNS, postgres, name }) => {
+  it.skipIf(postgres && PG === undefined)(`holds every invariant over ${RUNS} generated histories of up to ${MAX_COMMANDS} commands`, async () => {
     const totals = { histories: 0, commands: 0, ambiguousWithoutFault: 0, lateCancels: 0, answers: {} as Record<string, number> }
     await fc.assert(
       fc.asyncProperty(fc.commands(commandArbitrary({ restarts: true }), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
-        const w = await startWorld()
+        const schema = postgres ? await freshSchema(PG!) : undefined
+        const w = await startWorld({ postgresUrl: schema?.url })
         const m = new Model()
         const r: Real = { w, lateCancels: new Set(), takeoverEpochs: new Map() }
         try {
@@ -32,6 +40,7 @@ describe('the control plane against its model', () => {
           throw err
         } finally {
           await w.close()
+          await schema?.drop()
         }
         totals.histories++
         totals.commands += m.stats.commands
@@ -41,7 +50,7 @@ describe('the control plane against its model', () => {
       }),
       { numRuns: RUNS, seed: SEED, path: process.env.MODEL_PATH, endOnFailure: process.env.MODEL_SHRINK === undefined }
     )
-    console.log(`model: ${totals.histories} histories, ${totals.commands} commands, ${totals.ambiguousWithoutFault} ambiguous without a fault (slow machine), ${totals.lateCancels} cancels delivered late`)
+    console.log(`model (${name}): ${totals.histories} histories, ${totals.commands} commands, ${totals.ambiguousWithoutFault} ambiguous without a fault (slow machine), ${totals.lateCancels} cancels delivered late`)
     console.log(JSON.stringify(totals.answers, Object.keys(totals.answers).sort(), 1))
     expect(totals.commands).toBeGreaterThan(RUNS)
   }, 600_000)

@@ -1,8 +1,9 @@
 // The real system a model-based history runs against (docs/design.md#campaign-control): the
 // simulator in campaign-control mode behind a TCP forwarder (shut it and nothing can leave the
-// gateway), and the gateway started as the bin starts it, on an SQLite file so that it can be
-// restarted on the same ledger, with a control clock the history moves. Everything is over
-// loopback sockets; the ledger is read in process only to cross-check what the REST side said.
+// gateway), and the gateway started as the bin starts it — one replica on an SQLite file, or two
+// replicas on one PostgreSQL schema, requests spread over them in turn — restartable on the same
+// ledger, with a control clock the history moves. Everything is over loopback sockets; the
+// ledger is read in process only to cross-check what the REST side said.
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -33,10 +34,21 @@ export const TIMING = {
   graceMs: 30_000
 }
 
+export interface WorldOptions {
+  /** a postgres:// URL of the run's own schema: two replicas share it; else one on SQLite */
+  postgresUrl?: string
+}
+
 export interface World {
+  kind: 'sqlite' | 'postgres'
   sim: Simulator
   fwd: Forwarder
+  /** the replica that answers the next request (the ledger is shared, so any one reads it) */
   gw: RunningGateway
+  replicas: RunningGateway[]
+  /** the replica the last request went to, and the one the next goes to */
+  lastReplica: () => number
+  nextReplica: () => number
   tokens: Record<CallerName | 'admin', string>
   /** the gateway's control clock */
   gwNow: () => number
@@ -47,12 +59,15 @@ export interface World {
   skewMs: () => number
   post: (who: CallerName | 'admin', path: string, body?: unknown) => Promise<JsonResponse>
   get: (who: CallerName | 'admin', path: string) => Promise<JsonResponse>
-  restart: () => Promise<void>
+  /** stops (drain, close) and starts again one replica: the last one asked, by default */
+  restart: (replica?: number) => Promise<void>
+  /** every replica's pending sweep, as its timer would run it */
+  sweep: () => Promise<void>
   logs: string[]
   close: () => Promise<void>
 }
 
-export async function startWorld (): Promise<World> {
+export async function startWorld (o: WorldOptions = {}): Promise<World> {
   const secret = `sim-${randomBytes(12).toString('hex')}`
   let remoteOffset = 0
   let gatewayOffset = 0
@@ -70,7 +85,7 @@ export async function startWorld (): Promise<World> {
     SPYNEL_AGENT_ZERO_API_KEY: secret,
     GATEWAY_CALLERS: JSON.stringify(callers),
     GATEWAY_CONTROL_ENABLED: 'true',
-    GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}`,
+    GATEWAY_LEDGER_URL: o.postgresUrl ?? `sqlite:${join(dir, 'ledger.db')}`,
     GATEWAY_LEASE_SAFETY_MS: String(TIMING.leaseSafetyMs),
     GATEWAY_RATE_LIMIT_CONTROL: '1000000',
     GATEWAY_RATE_LIMIT_READ: '1000000',
@@ -90,10 +105,23 @@ export async function startWorld (): Promise<World> {
   const logger = createLogger({ level: 'info', secrets: new Set([secret]), destination: sink as unknown as pino.DestinationStream })
   const gwNow = (): number => Date.now() + gatewayOffset
   const start = async (): Promise<RunningGateway> => await startGatewayServer(config, { logger, clock: gwNow })
+  const replicas = o.postgresUrl === undefined ? [await start()] : await Promise.all([start(), start()])
+  let next = 0
+  let last = 0
+  /** round robin: deterministic for a given history, so a seed replays it */
+  const pick = (): RunningGateway => {
+    last = next
+    next = (next + 1) % replicas.length
+    return replicas[last]!
+  }
   const world: World = {
+    kind: o.postgresUrl === undefined ? 'sqlite' : 'postgres',
     sim,
     fwd,
-    gw: await start(),
+    get gw () { return replicas[0]! },
+    replicas,
+    lastReplica: () => last,
+    nextReplica: () => next,
     tokens,
     gwNow,
     advance: (ms) => {
@@ -109,15 +137,18 @@ export async function startWorld (): Promise<World> {
       }
     },
     skewMs: () => gatewayOffset - remoteOffset,
-    post: async (who, path, body = {}) => await call(`${world.gw.url}${path}`, { method: 'POST', token: tokens[who], body }),
-    get: async (who, path) => await call(`${world.gw.url}${path}`, { token: tokens[who] }),
-    restart: async () => {
-      await world.gw.close()
-      world.gw = await start()
+    post: async (who, path, body = {}) => await call(`${pick().url}${path}`, { method: 'POST', token: tokens[who], body }),
+    get: async (who, path) => await call(`${pick().url}${path}`, { token: tokens[who] }),
+    restart: async (replica = last) => {
+      await replicas[replica]!.close()
+      replicas[replica] = await start()
+    },
+    sweep: async () => {
+      for (const r of replicas) await r.app.control.sweep()
     },
     logs,
     close: async () => {
-      await world.gw.close().catch(() => undefined)
+      for (const r of replicas) await r.close().catch(() => undefined)
       await fwd.close()
       await sim.close()
       rmSync(dir, { recursive: true, force: true })
