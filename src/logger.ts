@@ -1,7 +1,9 @@
 // The pino logger (docs/design.md#logging): credentials are redacted by path, and as a last line of
 // defence every serialised line is scrubbed of the upstream secret and the caller tokens
-// the process knows, whatever object carried them.
+// the process knows, in every form the secret guard knows, whatever object carried them.
 import pino, { type Logger } from 'pino'
+import { RequestListQuerySchema } from '../schemas/control.js'
+import { secretMatcher, type SecretMatcher } from './secret-match.js'
 
 export interface LoggerOptions {
   level: string
@@ -23,6 +25,16 @@ const REDACT = [
   'token'
 ]
 
+/**
+ * The query names the access line keeps: the API's own, and the usual names a credential is sent
+ * under, which tell an operator that one was put in a URL. Any other name may be the credential
+ * itself (`?<token>=`, `?a[<token>]=1`) and is replaced with its value (docs/design.md#logging).
+ */
+const KEPT_QUERY_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(RequestListQuerySchema.shape),
+  'token', 'access_token', 'api_key', 'apikey', 'api-key', 'x-api-key', 'key', 'auth', 'authorization', 'password', 'secret'
+])
+
 /** a query string's shape with every value replaced: `?token=[REDACTED]&api_key=[REDACTED]` */
 export function redactQuery (url: string): string {
   const q = url.indexOf('?')
@@ -30,8 +42,8 @@ export function redactQuery (url: string): string {
   if (q < 0) return path
   const parts = url.slice(q + 1).split('&').slice(0, 32).map((p) => {
     const eq = p.indexOf('=')
-    // a bare part may itself be the value (`?<token>`); a name is kept only when it looks like one
-    return eq > 0 && /^[A-Za-z0-9_.[\]-]{1,64}$/.test(p.slice(0, eq)) ? `${p.slice(0, eq)}=[REDACTED]` : '[REDACTED]'
+    // a bare part may itself be the value (`?<token>`), and a name the credential: only known names are kept
+    return eq > 0 && KEPT_QUERY_NAMES.has(p.slice(0, eq).toLowerCase()) ? `${p.slice(0, eq)}=[REDACTED]` : '[REDACTED]'
   })
   return `${path}?${parts.join('&')}`
 }
@@ -84,10 +96,20 @@ function errorSerializer (err: Error): Record<string, unknown> {
 }
 
 export function createLogger (o: LoggerOptions): Logger {
+  // each secret in every form the secret guard knows (src/secret-match.ts), built once per value
+  const matchers = new Map<string, SecretMatcher>()
   const scrub = (line: string): string => {
     let out = line
-    // includes first: the common line carries no secret and costs one scan per secret, no copy
-    for (const s of o.secrets) if (s.length >= 8 && out.includes(s)) out = out.split(s).join('[REDACTED]')
+    for (const s of o.secrets) {
+      if (s.length < 8) continue
+      let m = matchers.get(s)
+      if (m === undefined) {
+        m = secretMatcher(s)
+        matchers.set(s, m)
+      }
+      // test first: the common line carries no secret and costs one search per form, no copy
+      if (m.test(out)) out = m.replace(out, '[REDACTED]')
+    }
     return out
   }
   const options: pino.LoggerOptions = {

@@ -1,32 +1,24 @@
 // The last line of defence for the upstream secret (docs/design.md#secret-echo): a remote that
-// echoes the credential it was sent (an `Authorization` or `X-API-KEY` value inside a result)
-// must not get it shown to a caller. Every serialised answer is searched for the secret, raw and
-// JSON-escaped — one indexOf on the payload, cheap on the hot path — and an answer that carries
-// it is replaced by 502 upstream_invalid_response, logged without the value.
+// echoes the credential it was sent (an `Authorization` or `X-API-KEY` value inside a result,
+// raw or encoded) must not get it shown to a caller. Every serialised answer is searched for
+// every form of the secret (src/secret-match.ts: one regular expression, built once) and an
+// answer that carries it is replaced by 502 upstream_invalid_response, logged without the value.
+// A secret that occurs in one of the gateway's own fixed answers is refused at start
+// (src/config.ts), so that no answer of the gateway's own can be refused for it.
 import fp from 'fastify-plugin'
 import { GatewayError } from '../errors.js'
-
-/** the forms the secret can take inside a serialised JSON answer */
-export function secretForms (secret: string): string[] {
-  const escaped = JSON.stringify(secret).slice(1, -1)
-  return escaped === secret ? [secret] : [secret, escaped]
-}
-
-export function carriesSecret (payload: unknown, forms: readonly string[]): boolean {
-  if (typeof payload === 'string') return forms.some((f) => payload.includes(f))
-  if (Buffer.isBuffer(payload)) return forms.some((f) => payload.includes(f))
-  // streams are the gateway's own files (docs), never remote content
-  return false
-}
+import { secretMatcher } from '../secret-match.js'
 
 export default fp(async (app) => {
   const secret = app.gatewayConfig.upstream.secret
   if (secret === undefined || secret === '') return
-  const forms = secretForms(secret)
+  const matcher = secretMatcher(secret)
   const refused = JSON.stringify(new GatewayError('upstream_invalid_response').toBody())
+
   // callback style: no promise per answer (docs/design.md#hot-path)
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!carriesSecret(payload, forms)) { done(null, payload); return }
+    // streams are the gateway's own files (docs), never remote content
+    if ((typeof payload !== 'string' && !Buffer.isBuffer(payload)) || !matcher.test(payload)) { done(null, payload); return }
     request.log.error({ route: request.routeOptions.url, status: reply.statusCode }, 'an answer carried the upstream secret: refused')
     reply.code(502).type('application/json').removeHeader('content-length')
     done(null, refused)

@@ -38,8 +38,9 @@ export interface Probe {
 
 export function createProbe (c: Pick<QualifyConfig, 'origin' | 'secret' | 'authScheme' | 'caPem' | 'connectTimeoutMs' | 'assertionTimeoutMs'>): Probe {
   const pool = new Pool(c.origin, {
-    // Node's `ca` alone would replace the system roots: add to them, never disable verification
-    connect: { timeout: c.connectTimeoutMs, ...(c.caPem !== undefined && { ca: [...rootCertificates, c.caPem] }) },
+    // Node's `ca` alone would replace the system roots: add to them, never disable verification,
+    // not even when NODE_TLS_REJECT_UNAUTHORIZED=0 (Node's default only where the option is unset)
+    connect: { timeout: c.connectTimeoutMs, rejectUnauthorized: true, ...(c.caPem !== undefined && { ca: [...rootCertificates, c.caPem] }) },
     connections: 4,
     headersTimeout: c.assertionTimeoutMs,
     bodyTimeout: c.assertionTimeoutMs

@@ -12,6 +12,7 @@ import { exceedsDepthBytes } from './json-depth.js'
 import { createReadGate, type ReadGate } from './read-gate.js'
 import { createByteBudget, type Hold } from './byte-budget.js'
 import { createDeadlineSweeper } from './deadlines.js'
+import { answerCarriesSecret, secretMatcher } from '../secret-match.js'
 import { classifyTransportError, UpstreamCallError, type UpstreamOutcome } from './errors.js'
 
 export interface UpstreamClientOptions {
@@ -75,9 +76,13 @@ function discard (body: Dispatcher.ResponseData['body']): void {
   body.destroy()
 }
 
-/** Node's `ca` replaces the system roots, so an extra CA is added to them, never instead */
-export function tlsOptionsFor (caPem: string | undefined): { ca?: string[] } {
-  return caPem !== undefined ? { ca: [...rootCertificates, caPem] } : {}
+/**
+ * Node's `ca` replaces the system roots, so an extra CA is added to them, never instead. The
+ * certificate is checked whatever NODE_TLS_REJECT_UNAUTHORIZED says: Node's TLS takes that
+ * variable as the default only when `rejectUnauthorized` is not given (docs/design.md#production)
+ */
+export function tlsOptionsFor (caPem: string | undefined): { rejectUnauthorized: true; ca?: string[] } {
+  return caPem !== undefined ? { rejectUnauthorized: true, ca: [...rootCertificates, caPem] } : { rejectUnauthorized: true }
 }
 
 export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient {
@@ -106,6 +111,8 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   /** shed past the budget: the answer was coming, so something was sent, but nothing is held */
   const overBudget = (status: number): UpstreamCallError => new UpstreamCallError('saturated', { httpStatus: status, retryAfterSeconds: 1 })
 
+  // built once: every answer is searched for the secret before anything of it is used
+  const echo = o.secret !== undefined && o.secret !== '' ? secretMatcher(o.secret) : undefined
   const authHeaders: Record<string, string> = {}
   if (o.secret !== undefined) {
     if (o.authScheme === 'bearer') authHeaders.authorization = `Bearer ${o.secret}`
@@ -219,14 +226,22 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
 
   function parseRpc (ex: Exchange, id: string, op: string): RpcResult {
     let json: unknown
+    let text: string | undefined
     // deeper than the bound would overflow a serializer's stack on the way out (a 500); checked on
     // the bytes, before parsing (docs/design.md#hot-path)
     if (!exceedsDepthBytes(ex.body)) {
+      text = ex.body.toString('utf8')
       try {
-        json = JSON.parse(ex.body.toString('utf8'))
+        json = JSON.parse(text)
       } catch {
         json = undefined
       }
+    }
+    // an answer that carries the secret is invalid, whatever else it says: nothing of it is used,
+    // stored or shown, and it is logged by its size alone (docs/design.md#secret-echo)
+    if (echo !== undefined && answerCarriesSecret(echo, text ?? ex.body, json)) {
+      o.logger.error({ op, httpStatus: ex.status, bodyBytes: ex.body.length }, 'an upstream answer carried the upstream secret: refused as invalid')
+      throw new UpstreamCallError('invalid', { httpStatus: ex.status })
     }
     // RpcResponseSchema, checked by hand: the same verdict without zod on every answer (docs/design.md#hot-path)
     const parsed = checkRpcResponse(json)

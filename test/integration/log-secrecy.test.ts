@@ -1,9 +1,10 @@
 // Caller secrets never reach the log (docs/design.md#logging): at LOG_LEVEL=trace, malformed
 // requests (bad request line, bad header, oversized header, invalid chunked encoding, a bad
 // URL, two Authorization headers, a body that never arrives) and well-formed ones carrying a
-// valid token, an X-API-KEY and `?token=…&api_key=…` leave no raw packet, no Authorization or
-// X-API-KEY value and no query value in any log line. The test helper gives the scrubber no
-// secrets, so whatever the source lets through shows here.
+// valid token, an X-API-KEY, `?token=…&api_key=…` and the token as a query name (`?<token>=`,
+// `?a[<token>]=1`) leave no raw packet, no Authorization or X-API-KEY value, no query value and no
+// unknown query name in any log line. The test helper gives the scrubber no secrets, so whatever
+// the source lets through shows here.
 import { describe, expect, it } from 'vitest'
 import { startSimulator } from '../../src/simulator/index.js'
 import { startGateway } from '../helpers/gateway.js'
@@ -51,6 +52,11 @@ describe('log secrecy at trace', () => {
       }
       await call(`${g.url}/v1/upstream/refresh${query}`, { method: 'POST', token, headers })
       await call(`${g.url}/v1/campaigns/c-1/control/claim${query}`, { method: 'POST', token, headers, body: { requestId: 'r-1', ttlSeconds: 60 } })
+      // a token as a query name, bare, inside brackets or percent-encoded, on a route and off
+      for (const q of [`?${token}=`, `?${token}=1`, `?a[${token}]=1`, `?${token}[a]=1`, `?a.${token}=1`, `?${encodeURIComponent(token)}=`]) {
+        await call(`${g.url}/v1/tasks/task-1${q}`, { token, headers })
+        await call(`${g.url}/nope${q}`, { token })
+      }
       // a valid request without a query still logs where it went
       expect((await call(`${g.url}/v1/upstream`, { token })).status).toBe(200)
 
@@ -63,6 +69,8 @@ describe('log secrecy at trace', () => {
       const access = lines.map((l) => JSON.parse(l)).filter((o) => o.msg === 'request completed')
       expect(access.some((o) => o.req.route === '/v1/tasks/:taskId' && o.req.url === '/v1/tasks/task-1?token=[REDACTED]&api_key=[REDACTED]')).toBe(true)
       expect(access.some((o) => o.req.url === '/v1/upstream' && o.req.route === '/v1/upstream')).toBe(true)
+      // a name that is not a known word is replaced whole, like a bare value
+      expect(access.some((o) => o.req.url === '/v1/tasks/task-1?[REDACTED]')).toBe(true)
     } finally {
       await g.close()
       await sim.close()

@@ -1,9 +1,16 @@
 // A remote that echoes the credential the gateway sent it (docs/design.md#secret-echo): the
-// upstream secret inside an Argus payload or a task artifact, under either auth scheme. No
-// answer may carry it: 502 upstream_invalid_response in the contract's shape, logged without
-// the value.
+// upstream secret inside an Argus payload or a task artifact, under either auth scheme, raw or
+// in any encoding a server plausibly produces (base64 at each alignment, base64url, base64 of
+// the header, percent-encoding, hex), in each place an answer shows remote text. No answer may
+// carry it: 502 upstream_invalid_response in the contract's shape, logged without the value.
+// A mutation answered with it is ambiguous and nothing of the answer reaches the ledger
+// (docs/design.md#outcomes).
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js'
+import { claim, rid, startControlPair } from '../helpers/control.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'
 import { call } from '../helpers/http.js'
 
@@ -12,6 +19,40 @@ let gw: TestGateway | undefined
 afterEach(async () => { await gw?.close(); await sim?.close(); gw = undefined; sim = undefined })
 
 const SECRET = 'echo-secret-7f3a9c2e41b84d06'
+// reserved characters (percent-encoded differently by encodeURIComponent and forms) and a
+// base64 with `+` and `/` at one alignment, so that every encoding differs from the raw value
+const ODD_SECRET = 'echo+secret/7f3a?9c2e=41b8&4d06~Zz>'
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64')
+const b64url = (s: string): string => Buffer.from(s).toString('base64url')
+
+/** the secret as a remote plausibly writes it back, by name */
+function encodings (s: string): Record<string, string> {
+  const hex = Buffer.from(s).toString('hex')
+  return {
+    raw: s,
+    base64: b64(s),
+    base64url: b64url(s),
+    // inside a longer base64 string, the secret starts at each of the three alignments
+    'base64 at offset 1': b64(`x${s}.`),
+    'base64 at offset 2': b64(`xy${s}..`),
+    'base64url at offset 2': b64url(`xy${s}`),
+    'base64 of Bearer <secret>': b64(`Bearer ${s}`),
+    'base64 of the Authorization header': b64(`Authorization: Bearer ${s}`),
+    'base64 of the X-API-KEY header': b64(`X-API-KEY: ${s}`),
+    'base64url of Bearer <secret>': b64url(`Bearer ${s}`),
+    encodeURIComponent: encodeURIComponent(s),
+    'percent-encoded, lower-case hex': encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    'form-encoded': new URLSearchParams({ k: s }).toString().slice(2),
+    hex,
+    'hex, upper case': hex.toUpperCase()
+  }
+}
+
+/** none of the forms, nor the secret's own base64 or hex, is in the text */
+function expectNoForm (text: string, s: string): void {
+  for (const [name, form] of Object.entries(encodings(s))) expect(text.includes(form), name).toBe(false)
+}
 
 async function setup (opts: SimulatorOptions = {}, env: Record<string, string> = {}): Promise<{ s: Simulator; g: TestGateway }> {
   sim = await startSimulator({ secret: SECRET, profile: 'openoperator', ...opts })
@@ -55,5 +96,120 @@ describe('a remote that echoes the upstream secret', () => {
     const { g } = await setup()
     const res = await call(`${g.url}/v1/supervisor/status`, { token: g.tokens.reader })
     expect(res.status).toBe(200)
+  })
+})
+
+type Answer = Awaited<ReturnType<typeof call>>
+const echoTask = (artifact: Record<string, unknown>): Record<string, unknown> =>
+  ({ id: 'task-echo', contextId: 'c', kind: 'task', status: { state: 'completed' }, artifacts: [artifact] })
+
+/** each place a read shows remote text: plant the form there, answer what a caller gets */
+const PLACES: Record<string, (s: Simulator, g: TestGateway, form: string) => Promise<Answer>> = {
+  'an Argus payload': async (s, g, form) => {
+    s.inject({ argusOperation: 'supervisor.status' }, { kind: 'result', result: { kind: 'message', role: 'agent', messageId: 'm-1', parts: [{ kind: 'data', data: { seen: form } }] } }, 1)
+    return await call(`${g.url}/v1/supervisor/status`, { token: g.tokens.reader })
+  },
+  'task data': async (s, g, form) => {
+    s.inject({ rpcMethod: 'tasks/get' }, { kind: 'result', result: echoTask({ artifactId: 'a-1', name: 'out', parts: [{ kind: 'data', data: { note: `seen ${form}` } }] }) }, 1)
+    return await call(`${g.url}/v1/tasks/task-echo`, { token: g.tokens.reader })
+  },
+  'an artifact name': async (s, g, form) => {
+    s.inject({ rpcMethod: 'tasks/get' }, { kind: 'result', result: echoTask({ artifactId: 'a-1', name: `report-${form}`, parts: [{ kind: 'text', text: 'fine' }] }) }, 1)
+    return await call(`${g.url}/v1/tasks/task-echo`, { token: g.tokens.reader })
+  },
+  'a file URI': async (s, g, form) => {
+    s.inject({ rpcMethod: 'tasks/get' }, { kind: 'result', result: echoTask({ artifactId: 'a-1', name: 'f', parts: [{ kind: 'file', file: { name: 'f.txt', mimeType: 'text/plain', uri: `https://files.example/f.txt?sig=${form}` } }] }) }, 1)
+    return await call(`${g.url}/v1/tasks/task-echo`, { token: g.tokens.reader })
+  },
+  'the card name': async (s, g, form) => await withCard(s, g, (c) => ({ ...c, name: `agent ${form}` })),
+  'a skill id': async (s, g, form) => await withCard(s, g, (c) => ({ ...c, skills: [{ id: `skill-${form}`, name: 'echo', description: 'echo', tags: [] }] }))
+}
+
+/** discovery re-run on a card carrying the form: the refresh's answer and GET /v1/upstream must both refuse it */
+async function withCard (s: Simulator, g: TestGateway, transform: (c: Record<string, unknown>) => Record<string, unknown>): Promise<Answer> {
+  s.setCard(transform)
+  try {
+    const refreshed = await call(`${g.url}/v1/upstream/refresh`, { method: 'POST', token: g.tokens.admin })
+    expectInvalid(refreshed)
+    expectNoForm(refreshed.text, ODD_SECRET)
+    return await call(`${g.url}/v1/upstream`, { token: g.tokens.reader })
+  } finally {
+    s.setCard(undefined)
+    expect((await call(`${g.url}/v1/upstream/refresh`, { method: 'POST', token: g.tokens.admin })).status).toBe(200)
+  }
+}
+
+describe('a remote that echoes the upstream secret in another encoding', () => {
+  it('the test secret makes every encoding differ from the raw value and from each other', () => {
+    const forms = Object.values(encodings(ODD_SECRET))
+    expect(new Set(forms).size).toBe(forms.length)
+    expect(b64(`xy${ODD_SECRET}`)).not.toBe(b64url(`xy${ODD_SECRET}`))
+  })
+
+  for (const [place, plant] of Object.entries(PLACES)) {
+    it(`in ${place}: 502 and the secret in no form, for each encoding`, async () => {
+      const s = sim = await startSimulator({ secret: ODD_SECRET, profile: 'openoperator' })
+      const g = gw = await startGateway({ simulator: s, env: { GATEWAY_RATE_LIMIT_READ: '100000' } })
+      for (const [name, form] of Object.entries(encodings(ODD_SECRET))) {
+        const res = await plant(s, g, form)
+        expect(res.status, `${place}, ${name}: ${res.text}`).toBe(502)
+        expectInvalid(res)
+        expectNoForm(res.text, ODD_SECRET)
+      }
+      // the gateway still answers what carries no secret
+      expect((await call(`${g.url}/v1/supervisor/status`, { token: g.tokens.reader })).status).toBe(200)
+      expect(g.logs.some((l) => l.includes('upstream secret'))).toBe(true)
+      expectNoForm(g.logs.join(''), ODD_SECRET)
+    })
+  }
+})
+
+describe('a mutation answered with the secret', () => {
+  const dirs: string[] = []
+  afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }) })
+
+  /** a task id, as a remote may write it: raw, base64 of the header, JSON-escaped with \u */
+  const TASK_IDS: Array<{ name: string; fault: () => Parameters<Simulator['inject']>[1] }> = [
+    { name: 'raw', fault: () => ({ kind: 'result', result: { kind: 'task', id: SECRET, contextId: 'c', status: { state: 'submitted' } } }) },
+    { name: 'base64 of Bearer <secret>', fault: () => ({ kind: 'result', result: { kind: 'task', id: b64(`Bearer ${SECRET}`), contextId: 'c', status: { state: 'submitted' } } }) },
+    { name: '\\u-escaped in the JSON text', fault: () => ({ kind: 'raw-result', json: `{"kind":"task","id":"\\u00${SECRET.charCodeAt(0).toString(16)}${SECRET.slice(1)}","contextId":"c","status":{"state":"submitted"}}` }) }
+  ]
+
+  it('a submission whose task id is the secret: 504 ambiguous_write, nothing of it stored, the request and the listing stay 200', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oogw-echo-'))
+    dirs.push(dir)
+    const p = await startControlPair({ sim: { secret: SECRET }, env: { GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}` } })
+    const t = p.gw.tokens.controller
+    for (const [i, { name, fault }] of TASK_IDS.entries()) {
+      // an ambiguous record blocks its campaign: one campaign per case
+      const campaign = `camp-echo-${i}`
+      await claim(p, t, campaign)
+      const id = rid('sub')
+      p.sim.inject({ rpcMethod: 'message/send' }, fault(), 1)
+      const res = await p.post(t, `/v1/campaigns/${campaign}/submissions`, { requestId: id, parts: [{ kind: 'text', text: 'go' }] })
+      expect(res.status, `${name}: ${res.text}`).toBe(504)
+      expect(res.body.error).toMatchObject({ code: 'ambiguous_write', retryable: false })
+      const record = await p.gw.app.ledger.get(id)
+      expect(record?.state, name).toBe('ambiguous')
+      expect(record?.taskId ?? null).toBeNull()
+      expectNoForm(JSON.stringify(record), SECRET)
+      // the record, its replay and the listing keep answering, to its caller and to an admin
+      for (const token of [t, p.gw.tokens.admin]) {
+        const one = await p.get(token, `/v1/campaigns/${campaign}/requests/${id}`)
+        expect(one.status, one.text).toBe(200)
+        const list = await p.get(token, `/v1/campaigns/${campaign}/requests`)
+        expect(list.status, list.text).toBe(200)
+        expect(list.body.requests.map((r: { requestId: string }) => r.requestId)).toContain(id)
+      }
+      const replay = await p.post(t, `/v1/campaigns/${campaign}/submissions`, { requestId: id, parts: [{ kind: 'text', text: 'go' }] })
+      expect(replay.status).toBe(504)
+      expect(replay.headers['idempotent-replayed']).toBe('true')
+    }
+    // nowhere on disk either: the database and its write-ahead log, byte for byte
+    await p.gw.close()
+    const bytes = Buffer.concat(readdirSync(dir).map((f) => readFileSync(join(dir, f))))
+    expect(bytes.length).toBeGreaterThan(0)
+    expectNoForm(bytes.toString('latin1'), SECRET)
+    expectNoForm(p.gw.logs.join(''), SECRET)
   })
 })

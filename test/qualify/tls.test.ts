@@ -1,6 +1,7 @@
 // The probe's TLS (docs/design.md#qualification): verification always on, UPSTREAM_CA_FILE
 // added to the system roots. A deployment whose certificate chains to the given CA qualifies;
-// one signed by an unknown CA FAILs every assertion with the tool's TLS reason.
+// one signed by an unknown CA FAILs every assertion with the tool's TLS reason, also with
+// NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment.
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { TRUSTED_CA_FILE, trustedServer, unknownServer } from '../helpers/tls.js'
@@ -28,5 +29,19 @@ describe('qualify over TLS', () => {
     const unknown = await qualify(envFor(sim, { UPSTREAM_CA_FILE: TRUSTED_CA_FILE }))
     expect(unknown.reason.bearer_accepted).toBe('TLS verification failed: the certificate is not trusted or does not name the host')
     expect(sim.received).toEqual([]) // no request ever reached it
+  })
+
+  it('NODE_TLS_REJECT_UNAUTHORIZED=0 does not turn verification off (docs/design.md#production)', async () => {
+    sim = await startSimulator({ secret: 'tls-secret-0123456789', tls: unknownServer })
+    // Node's TLS reads the variable at each connection; this file runs in its own process (pool: forks)
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
+    try {
+      const run = await qualify(envFor(sim, { UPSTREAM_CA_FILE: TRUSTED_CA_FILE }))
+      expect(run.reason.bearer_accepted).toBe('TLS verification failed: the certificate is not trusted or does not name the host')
+      expect(run.code).toBe(1)
+    } finally {
+      delete process.env.NODE_TLS_REJECT_UNAUTHORIZED
+    }
+    expect(sim.received).toEqual([])
   })
 })

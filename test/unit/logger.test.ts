@@ -21,9 +21,12 @@ describe('logger', () => {
     expect(text()).toContain('"accept":"json"')
   })
 
-  it('keeps a query string\'s names, never its values', () => {
+  it('keeps a query string\'s known names, never its values or another name', () => {
     expect(redactQuery('/v1/tasks/t-1?token=abc&api_key=def')).toBe('/v1/tasks/t-1?token=[REDACTED]&api_key=[REDACTED]')
+    expect(redactQuery('/v1/campaigns/c/requests?state=ambiguous&limit=5&Access_Token=x')).toBe('/v1/campaigns/c/requests?state=[REDACTED]&limit=[REDACTED]&Access_Token=[REDACTED]')
     expect(redactQuery('/x?tok-bare-value&=v&a%20b=c')).toBe('/x?[REDACTED]&[REDACTED]&[REDACTED]')
+    // a name may be the credential itself: any name that is not a known word goes whole
+    expect(redactQuery('/x?tok-name-as-value=&a[tok-in-brackets]=1&tok-3[a]=1&page=2')).toBe('/x?[REDACTED]&[REDACTED]&[REDACTED]&[REDACTED]')
     expect(redactQuery('/plain')).toBe('/plain')
   })
 
@@ -45,5 +48,14 @@ describe('logger', () => {
     expect(text()).not.toContain('upstream-secret-value')
     expect(text()).not.toContain('dev-token-added-later')
     expect(text().match(/\[REDACTED\]/g)).toHaveLength(2)
+  })
+
+  it('scrubs a known secret in every form the secret guard knows: base64, percent-encoded, hex (docs/design.md#secret-echo)', () => {
+    const secret = 'upstream/secret+value=0123'
+    const { log, text } = capture(new Set([secret]))
+    const forms = [Buffer.from(`Bearer ${secret}`).toString('base64'), encodeURIComponent(secret), Buffer.from(secret).toString('hex')]
+    log.warn({ detail: forms.join(' and ') }, 'encoded')
+    for (const f of forms) expect(text()).not.toContain(f)
+    expect(text().match(/\[REDACTED\]/g)).toHaveLength(3)
   })
 })

@@ -10,6 +10,12 @@ describe('UPSTREAM_CA_FILE', () => {
     expect(ca?.slice(0, -1)).toEqual([...rootCertificates])
     expect(ca?.at(-1)).toBe(pem)
     // without a CA file Node's defaults (the system roots) stand untouched
-    expect(tlsOptionsFor(undefined)).toEqual({})
+    expect(tlsOptionsFor(undefined)).not.toHaveProperty('ca')
+  })
+
+  it('verification is set explicitly, so NODE_TLS_REJECT_UNAUTHORIZED cannot turn it off (docs/design.md#production)', () => {
+    // Node's TLS uses the variable only when rejectUnauthorized is not given; the proof over a socket is test/process/tls-reject-env.test.ts
+    expect(tlsOptionsFor(undefined)).toEqual({ rejectUnauthorized: true })
+    expect(tlsOptionsFor('-----BEGIN CERTIFICATE-----\n')).toMatchObject({ rejectUnauthorized: true })
   })
 })
