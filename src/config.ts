@@ -8,6 +8,7 @@ import { CAMPAIGN_LOCK_WAIT_MS } from './ledger/campaign-locks.js'
 import { tracingEnabled } from './tracing/env.js'
 import { isLoopbackHost, parseOpenOperatorUrl } from './upstream/url.js'
 import { inlineOrFile, readSecretFile } from './env-files.js'
+import { MIN_SECRET_LENGTH, inFixedAnswers } from './secret-match.js'
 
 export type Env = Record<string, string | undefined>
 
@@ -39,6 +40,8 @@ const EnvSchema = z.object({
   GATEWAY_CONTROL_ENABLED: bool.default(false),
   GATEWAY_LEASE_SAFETY_MS: int(0, 3_600_000).default(2000),
   GATEWAY_LEDGER_URL: z.string().min(1).optional(),
+  // resolved records older than this are deleted; 0 keeps them forever (docs/design.md#operating-the-ledger)
+  GATEWAY_LEDGER_RETENTION_DAYS: int(0, 36_500).default(90),
   GATEWAY_REDIS_URL: z.string().min(1).optional(),
   GATEWAY_RATE_LIMIT_READ: int(1, 10_000_000).default(600),
   GATEWAY_RATE_LIMIT_CONTROL: int(1, 10_000_000).default(60),
@@ -118,7 +121,7 @@ export function longestRequestMs (u: { readTimeoutMs: number; mutationTimeoutMs:
 }
 const CONNECTION_TIMEOUT_MARGIN_MS = 5000
 
-/** event-loop shedding with @fastify/under-pressure; 0 turns a check off (docs/design.md#load-shedding) */
+/** event-loop shedding (the gateway's own sampler, src/plugins/load-shedding.ts); 0 turns a check off (docs/design.md#load-shedding) */
 export interface PressureConfig {
   maxEventLoopDelayMs: number
   maxEventLoopUtilization: number
@@ -137,6 +140,8 @@ export interface Config {
   controlEnabled: boolean
   leaseSafetyMs: number
   ledgerUrl: string
+  /** resolved records older than this many ms are deleted; undefined: kept forever */
+  ledgerRetentionMs: number | undefined
   redisUrl: string | undefined
   rateLimitRead: number
   rateLimitControl: number
@@ -236,6 +241,9 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
 
   const secret = pick('SPYNEL_AGENT_ZERO_API_KEY', 'SPYNEL_AGENT_ZERO_API_KEY_FILE')
   if (secret !== undefined && !/^[\x21-\x7e]+$/.test(secret)) problems.push('SPYNEL_AGENT_ZERO_API_KEY: must be printable ASCII without spaces')
+  // shorter, it could be any word an answer holds, and the secret guard would refuse that answer (docs/design.md#secret-echo)
+  else if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) problems.push(`SPYNEL_AGENT_ZERO_API_KEY: must be at least ${MIN_SECRET_LENGTH} characters (a random value: the gateway refuses any answer that contains it)`)
+  else if (secret !== undefined && inFixedAnswers(secret)) problems.push('SPYNEL_AGENT_ZERO_API_KEY: occurs in one of the gateway\'s own answers (an error body or a probe\'s answer), which the secret guard would then refuse; use a random value')
 
   let callers: Caller[] | undefined
   const callersRaw = pick('GATEWAY_CALLERS', 'GATEWAY_CALLERS_FILE')
@@ -271,6 +279,14 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     }
   }
 
+  // Node's TLS reads it at each connection: the upstream client sets rejectUnauthorized itself,
+  // but every other TLS connection of the process (Redis, the OTLP exporter) would go unchecked
+  // (docs/design.md#production)
+  if (env.NODE_TLS_REJECT_UNAUTHORIZED === '0') {
+    if (production) problems.push('NODE_TLS_REJECT_UNAUTHORIZED: must not be 0 when NODE_ENV=production (it turns off certificate checks for every TLS connection of the process); unset it')
+    else warnings.push('NODE_TLS_REJECT_UNAUTHORIZED=0 is set: the upstream\'s certificate is verified regardless, but other TLS connections of this process (Redis, the OTLP exporter) are not; never do this in production')
+  }
+
   if (production) {
     const missing: string[] = []
     if (e.OPENOPERATOR_URL === undefined) missing.push('OPENOPERATOR_URL')
@@ -289,7 +305,9 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   if (trustProxy === undefined) {
     problems.push(`GATEWAY_TRUST_PROXY: must be false, true, a hop count (1–${MAX_HOPS}) or a comma-separated list of addresses or CIDRs (e.g. 10.0.0.0/8,fd00::/8)`)
   } else if (trustProxy === true) {
-    warnings.push('GATEWAY_TRUST_PROXY=true trusts every X-Forwarded-For entry, the ones a client wrote included: safe only behind an ingress that overwrites the header; behind one that appends, set the hop count (1) or its addresses')
+    warnings.push('GATEWAY_TRUST_PROXY=true trusts every X-Forwarded-For entry, the ones a client wrote included: safe only behind an ingress that overwrites the header; behind one that appends, give the ingress\'s addresses or its hop count (1)')
+  } else if (typeof trustProxy === 'number') {
+    warnings.push(`GATEWAY_TRUST_PROXY=${trustProxy} trusts the last ${trustProxy} hop(s) whoever connects: a client that reaches the gateway directly, past the ingress, chooses its own address; safe only if nothing but the ingress reaches PORT, else give the ingress's addresses`)
   }
 
   if (e.GATEWAY_HEADERS_TIMEOUT_MS > e.GATEWAY_REQUEST_TIMEOUT_MS) problems.push('GATEWAY_HEADERS_TIMEOUT_MS: must not exceed GATEWAY_REQUEST_TIMEOUT_MS')
@@ -330,6 +348,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     controlEnabled: e.GATEWAY_CONTROL_ENABLED,
     leaseSafetyMs: e.GATEWAY_LEASE_SAFETY_MS,
     ledgerUrl,
+    ledgerRetentionMs: e.GATEWAY_LEDGER_RETENTION_DAYS === 0 ? undefined : e.GATEWAY_LEDGER_RETENTION_DAYS * 86_400_000,
     redisUrl: e.GATEWAY_REDIS_URL,
     rateLimitRead: e.GATEWAY_RATE_LIMIT_READ,
     rateLimitControl: e.GATEWAY_RATE_LIMIT_CONTROL,
@@ -360,13 +379,4 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   }
 }
 
-/** A URL with any password replaced, for printing (docs/design.md#configuration). */
-export function redactUrl (raw: string): string {
-  try {
-    const u = new URL(raw)
-    if (u.password !== '') u.password = '***'
-    return u.toString()
-  } catch {
-    return raw.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')
-  }
-}
+export { redactUrl } from './redact-url.js'

@@ -25,6 +25,7 @@ export const ERROR_TABLE = {
   reconcile_too_early: { status: 409, message: 'The remote may still apply the request; ask again after its deadline.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   uri_too_long: { status: 414, message: 'A path parameter is longer than the gateway accepts.' },
+  expectation_failed: { status: 417, message: 'The gateway meets no expectation but 100-continue.' },
   idempotency_key_mismatch: { status: 422, message: 'The request id was used with different parameters.' },
   rate_limited: { status: 429, message: 'Too many requests.' },
   header_too_large: { status: 431, message: 'The request headers are too large.' },
@@ -42,6 +43,7 @@ export const ERROR_TABLE = {
   overloaded: { status: 503, message: 'The gateway is overloaded; retry shortly.' },
   ledger_unavailable: { status: 503, message: 'The ledger is unavailable.' },
   shutting_down: { status: 503, message: 'The gateway is shutting down; retry the request.' },
+  connection_closing: { status: 503, message: 'This connection has served its last request; send the request again on a new connection.' },
   upstream_timeout: { status: 504, message: 'The remote did not answer in time.' },
   ambiguous_write: { status: 504, message: 'The outcome of the mutation is unknown; reconcile it.' }
 } as const satisfies Record<string, { status: number; message: string }>
@@ -58,6 +60,8 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'reconcile_too_early',
   // refused before routing while the process drains: nothing was done, any replica may take it
   'shutting_down',
+  // pipelined past the requests a socket may carry: nothing was done, a new connection may take it
+  'connection_closing',
   'upstream_timeout'
 ])
 

@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp, type GatewayApp } from './app.js'
-import { redactUrl, type Config } from './config.js'
+import { redactUrl, type Config, type HttpEdgeConfig } from './config.js'
+import { createClientErrorHandler, fitToDescriptors, guardConnections, listenerTimeouts, openFilesLimit } from './http-edges.js'
 import { createLogger } from './logger.js'
 import type { MutationStep } from './control/pipeline.js'
 import { drainAndClose } from './shutdown.js'
@@ -63,9 +64,21 @@ export function cachedRender (render: () => Promise<string>, ttlMs: number, cloc
   }
 }
 
-export function buildMetricsServer (metrics: GatewayMetrics, cacheMs = METRICS_CACHE_MS): FastifyInstance {
-  // a scrape is cheap to repeat: at close, connections are cut rather than waited for
-  const server = Fastify({ logger: false, forceCloseConnections: true })
+/** the metrics listener's bounds (docs/design.md#http-edges): the API's timeouts, its own cap */
+export interface MetricsEdges { http: HttpEdgeConfig; maxConnections: number; log: Logger }
+
+export function buildMetricsServer (metrics: GatewayMetrics, cacheMs = METRICS_CACHE_MS, edges?: MetricsEdges): FastifyInstance {
+  // a scrape is cheap to repeat: at close, connections are cut rather than waited for. Bounded
+  // like the API, or half-sent requests held its sockets for Node's default 60 s and more
+  const server = Fastify({
+    logger: false,
+    forceCloseConnections: true,
+    ...(edges === undefined ? {} : { ...listenerTimeouts(edges.http), clientErrorHandler: createClientErrorHandler(edges.log, metrics, { count: false }) })
+  })
+  if (edges !== undefined) {
+    // a sixteenth per address, as on the API: one client cannot lock the scraper out
+    guardConnections(server.server, { listener: 'metrics', maxConnections: edges.maxConnections, perAddress: Math.ceil(edges.maxConnections / 16) }, metrics, edges.log)
+  }
   const render = cachedRender(async () => await metrics.registry.metrics(), cacheMs)
   server.get('/metrics', async (_req, reply) => {
     reply.type(metrics.registry.contentType)
@@ -100,9 +113,16 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
     callers = [{ name: 'dev', tokenSha256: sha256Hex(devToken), scopes: ['read', 'control', 'admin'], controllerId: 'dev' }]
   }
 
+  // the listeners' caps within the open-file limit (docs/design.md#http-edges)
+  const fit = fitToDescriptors(config.http.maxConnections, config.metricsMaxConnections, openFilesLimit())
+  if (fit.warning !== undefined) {
+    logger.warn(fit.warning)
+    config = { ...config, http: { ...config.http, maxConnections: fit.api }, metricsMaxConnections: fit.metrics }
+  }
+
   const metrics = createMetrics()
   const app = await buildApp({ config, callers, logger, metrics, coalesceReads: opts.coalesceReads, tracing, clock: opts.clock, onMutationStep: opts.onMutationStep })
-  const metricsServer = buildMetricsServer(metrics)
+  const metricsServer = buildMetricsServer(metrics, METRICS_CACHE_MS, { http: config.http, maxConnections: config.metricsMaxConnections, log: logger })
   let closing: Promise<void> | undefined
   // idempotent: a test may close explicitly and again when it finishes. It drains: the API
   // listener first (docs/design.md#shutdown), then metrics, which Prometheus may scrape meanwhile

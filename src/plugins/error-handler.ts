@@ -37,6 +37,11 @@ export function toGatewayError (err: unknown): GatewayError {
       return new GatewayError('invalid_request', { message: 'The body is not valid JSON.', cause: err })
   }
   if (e.validation !== undefined) return new GatewayError('invalid_request', { cause: err })
+  // no descriptor left (a static file, anything a request opens): the process is saturated, not
+  // broken — retryable, like the event-loop shedding (docs/design.md#http-edges)
+  if (DESCRIPTORS_EXHAUSTED.has((err as NodeJS.ErrnoException).code ?? '')) {
+    return new GatewayError('overloaded', { headers: { 'retry-after': '1' }, cause: err })
+  }
   // a plugin's 4xx (the static files' 403 for `..`) is the caller's mistake, not a bug
   const status = e.statusCode
   if (typeof status === 'number' && status >= 400 && status < 500) {
@@ -46,6 +51,8 @@ export function toGatewayError (err: unknown): GatewayError {
   return new GatewayError('internal_error', { cause: err })
 }
 
+const DESCRIPTORS_EXHAUSTED: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE'])
+
 /** the contract's code for a 4xx a plugin or Fastify raised; any other 4xx is 400 invalid_request */
 const CLIENT_STATUS: Partial<Record<number, { code: ErrorCode; message?: string }>> = {
   400: { code: 'invalid_request' },
@@ -54,6 +61,7 @@ const CLIENT_STATUS: Partial<Record<number, { code: ErrorCode; message?: string 
   408: { code: 'request_timeout' },
   413: { code: 'payload_too_large' },
   414: { code: 'uri_too_long' },
+  417: { code: 'expectation_failed' },
   429: { code: 'rate_limited' },
   431: { code: 'header_too_large' }
 }

@@ -1,7 +1,9 @@
 // The drain state as `app.lifecycle` (docs/design.md#shutdown): which requests are in flight,
 // and, once the drain begins, the refusal of every new request but the probes with 503
-// `shutting_down` in the contract's shape (Fastify's own `return503OnClosing` body is not) and
-// `Connection: close` on every answer, so each connection ends with its last response.
+// `shutting_down` in the contract's shape (Fastify's own `return503OnClosing` body is not).
+// While draining, each connection ends with the answer to the last request received on it
+// (`Connection: close` on that answer, set by src/plugins/http-edges.ts), so a refusal pipelined
+// behind a request in flight is delivered too.
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import { GatewayError } from '../errors.js'
@@ -47,15 +49,11 @@ export default fp(async (app) => {
   // request (docs/design.md#hot-path)
   app.addHook('onRequest', (request, _reply, done) => {
     if (draining && !PROBES.has(request.routeOptions.url ?? '')) {
-      done(new GatewayError('shutting_down', { headers: { connection: 'close', 'retry-after': String(SHUTDOWN_RETRY_AFTER_S) } }))
+      done(new GatewayError('shutting_down', { headers: { 'retry-after': String(SHUTDOWN_RETRY_AFTER_S) } }))
       return
     }
     live.set(request, performance.now())
     done()
-  })
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (draining) reply.header('connection', 'close')
-    done(null, payload)
   })
   app.addHook('onResponse', (request, _reply, done) => { live.delete(request); done() })
   app.addHook('onRequestAbort', (request, done) => { live.delete(request); done() })

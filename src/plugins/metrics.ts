@@ -19,7 +19,7 @@ export interface GatewayMetrics {
   rateLimited: Counter<'route'>
   rateLimitStoreErrors: Counter
   readCoalesced: Counter
-  connectionsDropped: Counter
+  connectionsDropped: Counter<'listener' | 'reason'>
   /** gauges read the discovery state at scrape time */
   bindDiscovery: (read: () => { capabilities: Record<string, { state: string }>; mode: string }) => void
   /** the ambiguous-mutations gauge counts the ledger's unresolved records at scrape time */
@@ -89,7 +89,8 @@ export function createMetrics (): GatewayMetrics {
     rateLimited: new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused by the rate limit', labelNames: ['route'], registers }),
     rateLimitStoreErrors: new Counter({ name: 'gateway_rate_limit_store_errors_total', help: 'Rate-limit store (Redis) calls that failed, or were skipped while the store backs off after a failure; the request was served (fail open)', registers }),
     readCoalesced: new Counter({ name: 'gateway_read_coalesced_total', help: 'Reads served by an identical upstream call already in flight', registers }),
-    connectionsDropped: new Counter({ name: 'gateway_http_connections_dropped_total', help: 'API connections closed on arrival because GATEWAY_MAX_CONNECTIONS were open', registers })
+    // reason: max_connections (the listener's cap), per_address (the bound per client address), accept_error (no descriptor left)
+    connectionsDropped: new Counter({ name: 'gateway_http_connections_dropped_total', help: 'Connections closed on arrival, by listener (api, metrics) and reason (max_connections, per_address, accept_error)', labelNames: ['listener', 'reason'], registers })
   }
 }
 

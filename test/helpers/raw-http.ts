@@ -30,6 +30,26 @@ export function parseRawAnswer (raw: string): RawAnswer {
   return { status, headers, text, body, raw }
 }
 
+/**
+ * Every answer in `raw`, in the order they came: pipelined requests on one socket get their
+ * answers one after another, each framed by its `content-length` (the gateway sends no chunked
+ * answers to these tests). An interim `100 Continue` is skipped.
+ */
+export function parseRawAnswers (raw: string): RawAnswer[] {
+  const out: RawAnswer[] = []
+  let rest = raw
+  while (rest.length > 0) {
+    const end = rest.indexOf('\r\n\r\n')
+    if (end < 0) { out.push(parseRawAnswer(rest)); break }
+    const head = parseRawAnswer(rest.slice(0, end + 4))
+    const length = Number(head.headers['content-length'] ?? 0)
+    const one = rest.slice(0, end + 4 + length)
+    rest = rest.slice(end + 4 + length)
+    if (head.status !== 100) out.push(parseRawAnswer(one))
+  }
+  return out
+}
+
 /** host and port of a gateway URL */
 export function endpoint (url: string): { host: string; port: number } {
   const u = new URL(url)

@@ -2,36 +2,59 @@
 // HTTP parser refuse still leaves in the contract's shape — a contract code, a message the
 // gateway wrote (never the URL or a header back), x-request-id, counted in the metrics — a
 // plugin's 4xx stays a 4xx below error level, task ids up to the schema's 256 characters
-// route, and two Authorization headers are refused. Raw `net` sockets send what undici won't.
+// route, and two Authorization headers are refused. What Node itself used to answer — a missing
+// Host, an unknown Expect, CONNECT, a request pipelined past the per-socket limit — is answered
+// in the contract's shape too, and counted; pipelined answers never leave out of order.
+// Raw `net` sockets send what undici won't.
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { rid, startControlPair } from '../helpers/control.js'
 import { call } from '../helpers/http.js'
-import { rawExchange, type RawAnswer } from '../helpers/raw-http.js'
+import { connect } from 'node:net'
+import { endpoint, parseRawAnswers, rawExchange, type RawAnswer } from '../helpers/raw-http.js'
 
 let sim: Simulator | undefined
 let gw: TestGateway | undefined
 afterEach(async () => { await gw?.close(); await sim?.close(); gw = undefined; sim = undefined })
 
-async function setup (): Promise<TestGateway> {
+async function setup (env: Record<string, string> = {}): Promise<TestGateway> {
   sim = await startSimulator({ secret: 'upstream-secret-0123456789' })
-  gw = await startGateway({ simulator: sim })
+  gw = await startGateway({ simulator: sim, env })
   return gw
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** the contract's error shape, the code, and nothing of what the caller sent */
-function expectContractError (a: RawAnswer, status: number, code: string, sent: string[] = []): void {
+function expectContractError (a: RawAnswer, status: number, code: string, sent: string[] = [], retryable = false): void {
   expect(a.status, a.raw.slice(0, 300)).toBe(status)
   expect(a.headers['content-type']).toMatch(/^application\/json/)
-  expect(a.body).toEqual({ error: { code, message: expect.any(String), retryable: false } })
+  expect(a.body).toEqual({ error: { code, message: expect.any(String), retryable } })
   for (const s of sent) expect(a.text).not.toContain(s)
 }
 
 async function metricLines (g: TestGateway): Promise<string[]> {
   const m = await call(`${g.metricsUrl}/metrics`)
   return m.text.split('\n').filter((l) => l.startsWith('gateway_http_requests_total'))
+}
+
+/** requests one after the other on one socket, each sent once the previous answer is in; resolves on the close */
+async function sequential (url: string, requests: string[]): Promise<RawAnswer[]> {
+  const { host, port } = endpoint(url)
+  const s = connect(port, host)
+  s.on('error', () => {})
+  let got = ''
+  let sent = 1
+  const closed = new Promise<void>((resolve) => s.on('close', () => { resolve() }))
+  s.on('data', (d: Buffer) => {
+    got += d.toString('latin1')
+    const answered = parseRawAnswers(got).filter((a) => a.text.length >= Number(a.headers['content-length'] ?? 0)).length
+    if (answered === sent && sent < requests.length) s.write(requests[sent++]!)
+  })
+  s.write(requests[0]!)
+  await Promise.race([closed, new Promise((_r, reject) => setTimeout(() => { s.destroy(); reject(new Error(`no close; got ${got.slice(0, 200)}`)) }, 5000))])
+  return parseRawAnswers(got)
 }
 
 const get = (path: string, headers = ''): string => `GET ${path} HTTP/1.1\r\nHost: gw\r\n${headers}Connection: close\r\n\r\n`
@@ -124,5 +147,76 @@ describe('two Authorization headers', () => {
     // one header still works
     const ok = await rawExchange(g.url, get('/v1/upstream', `Authorization: Bearer ${t}\r\n`))
     expect(ok.status).toBe(200)
+  })
+})
+
+describe("what Node itself answered outside the contract", () => {
+  it('a missing Host is 400 invalid_request in the contract shape, counted; HTTP/1.0 needs none', async () => {
+    const g = await setup()
+    const a = await rawExchange(g.url, 'GET /healthz HTTP/1.1\r\nx-request-id: corr-no-host\r\nConnection: close\r\n\r\n')
+    expectContractError(a, 400, 'invalid_request')
+    expect(a.headers['x-request-id']).toBe('corr-no-host')
+    expect((await rawExchange(g.url, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200)
+    expect(await metricLines(g)).toContain('gateway_http_requests_total{route="/healthz",method="GET",status="400"} 1')
+  })
+
+  it('an Expect other than 100-continue is 417 expectation_failed in the contract shape, counted', async () => {
+    const g = await setup()
+    const a = await rawExchange(g.url, get('/healthz', 'Expect: ECHO-ME-teapot\r\n'))
+    expectContractError(a, 417, 'expectation_failed', ['ECHO-ME'])
+    expect(a.headers['x-request-id']).toMatch(UUID)
+    // 100-continue is still honoured: the interim answer, then the route's
+    const ok = parseRawAnswers((await rawExchange(g.url, 'POST /v1/upstream/refresh HTTP/1.1\r\nHost: gw\r\n' +
+      `Authorization: Bearer ${g.tokens.admin}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n{}`)).raw)
+    expect(ok.map((x) => x.status)).toEqual([200])
+    expect(await metricLines(g)).toContain('gateway_http_requests_total{route="/healthz",method="GET",status="417"} 1')
+  })
+
+  it('CONNECT is 400 invalid_request in the contract shape, counted, then the socket closes', async () => {
+    const g = await setup()
+    const a = await rawExchange(g.url, 'CONNECT ECHO-ME.example:443 HTTP/1.1\r\nHost: ECHO-ME.example:443\r\nx-request-id: corr-connect\r\n\r\n')
+    expectContractError(a, 400, 'invalid_request', ['ECHO-ME'])
+    expect(a.headers['x-request-id']).toBe('corr-connect')
+    expect(await metricLines(g)).toContain('gateway_http_requests_total{route="unmatched",method="CONNECT",status="400"} 1')
+  })
+
+  it('past GATEWAY_MAX_REQUESTS_PER_SOCKET a pipelined request is 503 connection_closing in the contract shape, counted, then the socket closes', async () => {
+    const g = await setup({ GATEWAY_MAX_REQUESTS_PER_SOCKET: '2' })
+    const one = (n: number): string => `GET /healthz HTTP/1.1\r\nHost: gw\r\nx-request-id: pipe-${n}\r\n\r\n`
+    const answers = parseRawAnswers((await rawExchange(g.url, [1, 2, 3, 4].map(one).join(''))).raw)
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 503, 503])
+    expect(answers.map((a) => a.headers['x-request-id'])).toEqual(['pipe-1', 'pipe-2', 'pipe-3', 'pipe-4'])
+    for (const a of answers.slice(2)) expectContractError(a, 503, 'connection_closing', [], true)
+    // the last answer says the connection ends, and it did (rawExchange returned on the close)
+    expect(answers.at(-1)!.headers.connection).toBe('close')
+    // without pipelining, the last allowed answer closes the socket
+    const seq = await sequential(g.url, [one(5), one(6)])
+    expect(seq.map((a) => [a.status, a.headers.connection])).toEqual([[200, 'keep-alive'], [200, 'close']])
+    expect(await metricLines(g)).toContain('gateway_http_requests_total{route="/healthz",method="GET",status="503"} 2')
+  })
+})
+
+describe('answers leave in order', () => {
+  it('a malformed request pipelined behind a mutation: the mutation is answered first, then the 400, then the socket closes', async () => {
+    const p = await startControlPair()
+    const id = rid('claim')
+    const body = JSON.stringify({ requestId: id, ttlSeconds: 300 })
+    const claim = `POST /v1/campaigns/camp-1/control/claim HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${p.gw.tokens.controller}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    const answers = parseRawAnswers((await rawExchange(p.gw.url, `${claim}G@T /ECHO-ME HTTP/1.1\r\nHost: gw\r\n\r\n`)).raw)
+    expect(answers.map((a) => a.status)).toEqual([200, 400])
+    expect(answers[0]!.body).toMatchObject({ requestId: id, campaignId: 'camp-1' })
+    expectContractError(answers[1]!, 400, 'invalid_request', ['ECHO-ME'])
+    const rec = await p.get(p.gw.tokens.controller, `/v1/campaigns/camp-1/requests/${id}`)
+    expect(rec.body.state).toBe('applied')
+  })
+
+  it('a malformed request pipelined behind a slow read waits for the read', async () => {
+    const g = await setup()
+    sim!.inject({ argusOperation: 'supervisor.health' }, { kind: 'delay', ms: 300 })
+    const read = `GET /v1/supervisor/health HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${g.tokens.reader}\r\n\r\n`
+    const answers = parseRawAnswers((await rawExchange(g.url, `${read}${read}GET /healthz HTTP/1.1\r\nHost: gw\r\nBad Header\r\n\r\n`)).raw)
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 400])
+    expectContractError(answers[2]!, 400, 'invalid_request')
   })
 })

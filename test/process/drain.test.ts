@@ -4,11 +4,13 @@
 // connection already open is refused with 503 `shutting_down` in the contract's shape, every
 // request in flight completes, then the pools and the ledger close and the process exits 0.
 // With a grace shorter than a request, that request is cut, logged, and the process still exits 0.
+// A request pipelined behind one in flight after SIGTERM gets its 503, after the first answer.
 import { randomBytes } from 'node:crypto'
 import { connect, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Agent, request } from 'undici'
 import { sha256Hex } from '../../src/plugins/auth.js'
+import { parseRawAnswers } from '../helpers/raw-http.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { listenUrlOf, startGatewayChild, waitFor, type GatewayChild } from '../helpers/child.js'
 
@@ -158,5 +160,38 @@ describe('SIGTERM under load', () => {
     expect(code).toBe(0)
     // the remote still holds the read (4 s): the pools are destroyed, not waited for
     expect(ms).toBeLessThan(2_500)
+  }, 20_000)
+
+  it('a request pipelined after SIGTERM behind one in flight gets its 503 shutting_down, after the first answer', async () => {
+    const { sim, gw, url, token, agent } = await setup(1500)
+    // ready first: the card is discovered, so the read goes to the remote
+    for (let i = 0; ; i++) {
+      const status = await request(`${url}/readyz`, { dispatcher: agent }).then(async (r) => { await r.body.text(); return r.statusCode }, () => 0)
+      if (status === 200) break
+      if (i > 100) throw new Error(`not ready: ${status}`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    const { hostname, port } = new URL(url)
+    const socket = connect(Number(port), hostname)
+    cleanups.push(() => { socket.destroy() })
+    let received = ''
+    socket.on('data', (d: Buffer) => { received += d.toString('latin1') })
+    socket.on('error', () => {})
+    const closed = new Promise<void>((resolve) => socket.once('close', () => { resolve() }))
+    socket.write(`GET /v1/supervisor/health HTTP/1.1\r\nHost: gw\r\nauthorization: Bearer ${token}\r\nx-request-id: first-1\r\n\r\n`)
+    await waitFor(() => sim.rpcCalls().some((c) => c.method === 'message/send') ? true : undefined, 5_000, 'the read to reach the remote')
+    gw.child.kill('SIGTERM')
+    await waitFor(() => gw.out().includes('"msg":"draining"') ? true : undefined, 2_000, 'the drain to begin')
+    // pipelined on the same connection while the first is still in flight
+    socket.write(`GET /v1/supervisor/status HTTP/1.1\r\nHost: gw\r\nauthorization: Bearer ${token}\r\nx-request-id: piped-2\r\n\r\n`)
+    await closed
+    const answers = parseRawAnswers(received)
+    console.log(`pipelined after SIGTERM: answers ${answers.map((a) => `${a.status} ${a.headers['x-request-id']}`).join(', ')}, exit ${String(await gw.exited)}`)
+    expect(answers.map((a) => [a.status, a.headers['x-request-id']])).toEqual([[200, 'first-1'], [503, 'piped-2']])
+    expect(answers[1]!.body).toEqual({ error: { code: 'shutting_down', message: expect.any(String), retryable: true } })
+    expect(Number(answers[1]!.headers['retry-after'])).toBeGreaterThan(0)
+    expect(answers[1]!.headers.connection).toBe('close')
+    expect(logLines(gw).find((l) => l.reqId === 'piped-2' && l.code === 'shutting_down')).toBeDefined()
+    expect(await gw.exited).toBe(0)
   }, 20_000)
 })

@@ -23,7 +23,8 @@ describe('a burst against a 2 s upstream', () => {
     for (let i = 0; i < N; i++) sim.addTask({ id: `burst-${i}`, contextId: 'ctx-burst', kind: 'task', status: { state: 'completed' } })
     const gw = await startGateway({
       simulator: sim,
-      env: { UPSTREAM_READ_TIMEOUT_MS: String(READ_TIMEOUT_MS), GATEWAY_RATE_LIMIT_READ: '1000000', LOG_LEVEL: 'warn' }
+      // the burst plays 2,000 callers from one address: no per-address connection bound here
+      env: { UPSTREAM_READ_TIMEOUT_MS: String(READ_TIMEOUT_MS), GATEWAY_RATE_LIMIT_READ: '1000000', LOG_LEVEL: 'warn', GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '0' }
     })
     sim.inject({ rpcMethod: 'tasks/get' }, { kind: 'delay', ms: UPSTREAM_DELAY_MS })
     gw.app.log.level = 'info'

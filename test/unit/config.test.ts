@@ -56,7 +56,7 @@ describe('configuration', () => {
   })
 
   it('in production accepts a complete configuration and refuses plain http even to loopback', () => {
-    const env = { NODE_ENV: 'production', OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 's3cr3t-value', GATEWAY_CALLERS: callers, GATEWAY_LEDGER_URL: 'postgres://u:p@db/gw' }
+    const env = { NODE_ENV: 'production', OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 's3cr3t-value-0123', GATEWAY_CALLERS: callers, GATEWAY_LEDGER_URL: 'postgres://u:p@db/gw' }
     expect(loadConfig(env).embeddedSimulator).toBe(false)
     expect(problems({ ...env, OPENOPERATOR_URL: 'http://127.0.0.1:9000' })[0]).toMatch(/must be https/)
   })
@@ -83,8 +83,36 @@ describe('configuration', () => {
     const c = loadConfig({ OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY_FILE: '/run/secret', GATEWAY_CALLERS_FILE: '/run/callers' }, { readFile: (p) => p === '/run/secret' ? 'from-file-secret\n' : callers })
     expect(c.upstream.secret).toBe('from-file-secret')
     expect(c.callers?.[0]?.name).toBe('ops')
-    expect(problems({ SPYNEL_AGENT_ZERO_API_KEY: 'a-secret-1', SPYNEL_AGENT_ZERO_API_KEY_FILE: '/x' })[0]).toMatch(/both set/)
+    expect(problems({ SPYNEL_AGENT_ZERO_API_KEY: 'a-secret-0123456789', SPYNEL_AGENT_ZERO_API_KEY_FILE: '/x' })[0]).toMatch(/both set/)
     expect(problems({ SPYNEL_AGENT_ZERO_API_KEY_FILE: '/missing' })[0]).toMatch(/SPYNEL_AGENT_ZERO_API_KEY_FILE: cannot read/)
+  })
+
+  it('refuses an upstream secret shorter than 16 characters, without echoing it (docs/design.md#secret-echo)', () => {
+    for (const short of ['ok', 'true', 'fifteen-chars-x']) {
+      const p = problems({ OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: short })
+      expect(p).toEqual(['SPYNEL_AGENT_ZERO_API_KEY: must be at least 16 characters (a random value: the gateway refuses any answer that contains it)'])
+    }
+    // read from a file, the same rule
+    expect(problems({ SPYNEL_AGENT_ZERO_API_KEY_FILE: '/run/secret' }, { '/run/secret': 'short\n' })[0]).toMatch(/^SPYNEL_AGENT_ZERO_API_KEY: must be at least 16 characters/)
+    expect(loadConfig({ OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 'sixteen-chars-xy' }).upstream.secret).toBe('sixteen-chars-xy')
+  })
+
+  it('refuses a secret that occurs in one of the gateway\'s own answers: the guard would refuse that answer for everyone', () => {
+    // an error code, a window of an error body, of a probe's answer
+    for (const word of ['upstream_invalid_response', '{"error":{"code":', '"ready":true,"draining"', 'remote.","retryable"']) {
+      const p = problems({ OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: word })
+      expect(p, word).toEqual(['SPYNEL_AGENT_ZERO_API_KEY: occurs in one of the gateway\'s own answers (an error body or a probe\'s answer), which the secret guard would then refuse; use a random value'])
+    }
+  })
+
+  it('NODE_TLS_REJECT_UNAUTHORIZED=0: refused in production, a warning otherwise (docs/design.md#production)', () => {
+    const env = { NODE_ENV: 'production', OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 's3cr3t-value-0123', GATEWAY_CALLERS: callers, GATEWAY_LEDGER_URL: 'sqlite:/tmp/x.db' }
+    expect(problems({ ...env, NODE_TLS_REJECT_UNAUTHORIZED: '0' })).toEqual(['NODE_TLS_REJECT_UNAUTHORIZED: must not be 0 when NODE_ENV=production (it turns off certificate checks for every TLS connection of the process); unset it'])
+    // any other value leaves Node's verification on: nothing to say
+    for (const v of ['1', '', 'false']) expect(loadConfig({ ...env, NODE_TLS_REJECT_UNAUTHORIZED: v }).warnings).toEqual([])
+    const dev = loadConfig({ OPENOPERATOR_URL: 'https://oo.example', NODE_TLS_REJECT_UNAUTHORIZED: '0' })
+    expect(dev.warnings.join('\n')).toMatch(/NODE_TLS_REJECT_UNAUTHORIZED=0 is set: the upstream's certificate is verified regardless/)
+    expect(loadConfig({}).warnings.join()).not.toMatch(/NODE_TLS_REJECT_UNAUTHORIZED/)
   })
 
   it('never echoes a secret or a token digest in its messages', () => {
@@ -113,16 +141,43 @@ describe('configuration', () => {
     const c = loadConfig({})
     // 2 s lock wait + lease read 15 s + mutation 10 s + readback (or the cancel's tasks/get) 15 s, + 5 s
     expect(longestRequestMs(c.upstream)).toBe(42_000)
-    expect(c.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, connectionTimeoutMs: 47_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096, maxRequestsPerSocket: 1000 })
+    expect(c.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, connectionTimeoutMs: 47_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096, maxConnectionsPerAddress: 256, maxRequestsPerSocket: 1000 })
+    expect(c.metricsMaxConnections).toBe(64)
     // derived from the upstream timeouts unless set
     expect(loadConfig({ UPSTREAM_READ_TIMEOUT_MS: '30000' }).http.connectionTimeoutMs).toBe(2000 + 60_000 + 10_000 + 5000)
     const set = loadConfig({ GATEWAY_HEADERS_TIMEOUT_MS: '500', GATEWAY_REQUEST_TIMEOUT_MS: '800', GATEWAY_CONNECTION_TIMEOUT_MS: '60000', GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '5000', GATEWAY_MAX_CONNECTIONS: '100', GATEWAY_MAX_REQUESTS_PER_SOCKET: '0' })
-    expect(set.http).toEqual({ headersTimeoutMs: 500, requestTimeoutMs: 800, connectionTimeoutMs: 60_000, keepAliveTimeoutMs: 5000, maxConnections: 100, maxRequestsPerSocket: 0 })
+    expect(set.http).toEqual({ headersTimeoutMs: 500, requestTimeoutMs: 800, connectionTimeoutMs: 60_000, keepAliveTimeoutMs: 5000, maxConnections: 100, maxConnectionsPerAddress: 7, maxRequestsPerSocket: 0 })
     expect(set.warnings.join()).not.toMatch(/GATEWAY_CONNECTION_TIMEOUT_MS/)
     // shorter than a slow mutation: allowed, with a warning
     expect(loadConfig({ GATEWAY_CONNECTION_TIMEOUT_MS: '20000' }).warnings.join()).toMatch(/GATEWAY_CONNECTION_TIMEOUT_MS is not above the longest legitimate request \(42000 ms\)/)
     expect(problems({ GATEWAY_HEADERS_TIMEOUT_MS: '40000' })).toEqual(['GATEWAY_HEADERS_TIMEOUT_MS: must not exceed GATEWAY_REQUEST_TIMEOUT_MS'])
     expect(problems({ GATEWAY_MAX_CONNECTIONS: '0' }).map((x) => x.split(':')[0])).toEqual(['GATEWAY_MAX_CONNECTIONS'])
+  })
+
+  it('bounds connections per client address: a sixteenth of the cap, none behind a trusted ingress unless set; the metrics listener has its own cap', () => {
+    expect(loadConfig({ GATEWAY_MAX_CONNECTIONS: '400' }).http.maxConnectionsPerAddress).toBe(25)
+    expect(loadConfig({ GATEWAY_TRUST_PROXY: '1' }).http.maxConnectionsPerAddress).toBe(0)
+    expect(loadConfig({ GATEWAY_TRUST_PROXY: '1', GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '500' }).http.maxConnectionsPerAddress).toBe(500)
+    expect(loadConfig({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '0' }).http.maxConnectionsPerAddress).toBe(0)
+    expect(loadConfig({ METRICS_MAX_CONNECTIONS: '8' }).metricsMaxConnections).toBe(8)
+    expect(problems({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '-1', METRICS_MAX_CONNECTIONS: '0' }).map((x) => x.split(':')[0]).sort()).toEqual(['GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', 'METRICS_MAX_CONNECTIONS'])
+  })
+
+  it('GATEWAY_TRUST_PROXY: false, true (with a warning), a hop count (with a warning) or the ingress addresses; anything else refused', () => {
+    expect(loadConfig({}).trustProxy).toBe(false)
+    expect(loadConfig({ GATEWAY_TRUST_PROXY: '0' }).trustProxy).toBe(false)
+    const all = loadConfig({ GATEWAY_TRUST_PROXY: 'true' })
+    expect(all.trustProxy).toBe(true)
+    expect(all.warnings.join()).toMatch(/GATEWAY_TRUST_PROXY=true trusts every X-Forwarded-For entry/)
+    // `1` was `true` before: now one hop, the ingress that appends
+    const hop = loadConfig({ GATEWAY_TRUST_PROXY: '1' })
+    expect(hop.trustProxy).toBe(1)
+    expect(hop.warnings.join()).toMatch(/trusts the last 1 hop\(s\) whoever connects/)
+    expect(loadConfig({ GATEWAY_TRUST_PROXY: ' 10.0.0.0/8, fd00::/8 ,192.0.2.7,::1,loopback ' }).trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.7', '::1', 'loopback'])
+    expect(loadConfig({ GATEWAY_TRUST_PROXY: '10.0.0.0/8' }).warnings.join()).not.toMatch(/GATEWAY_TRUST_PROXY/)
+    for (const bad of ['yes', '-1', '33', '10.0.0.0/33', '10.0.0.0/8,', '300.1.1.1', 'fd00::/129', 'example.com']) {
+      expect(problems({ GATEWAY_TRUST_PROXY: bad }), bad).toEqual([expect.stringMatching(/^GATEWAY_TRUST_PROXY: must be false, true, a hop count \(1–32\) or a comma-separated list of addresses or CIDRs/)])
+    }
   })
 
   it('bounds upstream pressure: read queue 128, task body budget 64 MiB (at least one task answer), event-loop shedding at 200 ms, utilisation off', () => {

@@ -1,0 +1,24 @@
+// The bin's `start` with one test-only hook over IPC (docs/design.md#http-edges): 'fill' opens
+// /dev/null until the process has no descriptor left, 'release' closes them again, each answered
+// with a message. Descriptor exhaustion can then be made to happen inside the gateway's own
+// process, at a moment the test picks, whatever takes the descriptors in production.
+import { closeSync, openSync } from 'node:fs'
+
+const held: number[] = []
+process.on('message', (m: unknown) => {
+  if (m === 'fill') {
+    let code: string | undefined
+    try {
+      for (;;) held.push(openSync('/dev/null', 'r'))
+    } catch (err) {
+      code = (err as NodeJS.ErrnoException).code
+    }
+    process.send?.({ filled: held.length, code })
+  } else if (m === 'release') {
+    for (const fd of held.splice(0)) closeSync(fd)
+    process.send?.({ released: true })
+  }
+})
+
+process.argv.splice(2, process.argv.length, 'start')
+await import('../../src/cli/index.js')

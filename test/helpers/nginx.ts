@@ -1,0 +1,89 @@
+// A real nginx in front of a test gateway, as an ingress: started the way bench/nginx.ts starts
+// it (a temporary prefix directory, one worker, no daemon, a free loopback port), with the
+// gateway as its only upstream and the forwarding headers a test asks for. `nginxAvailable()`
+// lets a test skip, saying why, where nginx is not installed (.ci/run installs nginx-light).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export const NGINX_SKIP = 'nginx is not installed (Debian: apt-get install nginx-light)'
+
+export interface Nginx { url: string; close: () => Promise<void> }
+
+export function nginxAvailable (): boolean {
+  return spawnSync('nginx', ['-v'], { stdio: 'ignore' }).status === 0
+}
+
+async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address()
+      const port = typeof a === 'object' && a !== null ? a.port : 0
+      s.close(() => { resolve(port) })
+    })
+  })
+}
+
+/** nginx on 127.0.0.1 proxying everything to `upstream` (http://host:port) with `directives` in its location */
+export async function startNginx (upstream: string, directives: string): Promise<Nginx> {
+  const dir = mkdtempSync(join(tmpdir(), 'oo-gw-test-nginx-'))
+  const port = await freePort()
+  const conf = join(dir, 'nginx.conf')
+  writeFileSync(conf, `
+worker_processes 1;
+daemon off;
+master_process on;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+${process.getuid?.() === 0 ? 'user root;' : ''}
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass ${upstream};
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      ${directives}
+    }
+  }
+}
+`)
+  const proc: ChildProcess = spawn('nginx', ['-p', dir, '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => { resolve() }))
+  // nginx is no IPC child: it must not outlive a test run that crashes or is interrupted
+  const orphanGuard = (): void => { proc.kill('SIGKILL') }
+  process.once('exit', orphanGuard)
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; ; i++) {
+    if (proc.exitCode !== null) {
+      const log = ((): string => { try { return readFileSync(join(dir, 'error.log'), 'utf8') } catch { return '' } })()
+      throw new Error(`nginx exited (${proc.exitCode}): ${stderr}${log}`)
+    }
+    if (await fetch(`${url}/healthz`).then(() => true, () => false)) break
+    if (i > 100) throw new Error('nginx did not start within 5 s')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return {
+    url,
+    close: async () => {
+      process.off('exit', orphanGuard)
+      proc.kill('SIGTERM')
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())])
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
