@@ -8,7 +8,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
 import { AccessLog } from './access-log.js'
-import { capConnections, createClientErrorHandler, createFrameworkErrors, serverBounds } from './http-edges.js'
+import { answerNodeRefusals, countRequests, createClientErrorHandler, createFrameworkErrors, guardConnections, serverBounds, trustProxyOption } from './http-edges.js'
 import type { Caller } from '../schemas/callers.js'
 import type { Tracing } from './tracing/types.js'
 import type { MutationStep } from './control/pipeline.js'
@@ -16,6 +16,7 @@ import gatewayConfig from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
 import requestId, { genReqId } from './plugins/request-id.js'
 import lifecycle from './plugins/lifecycle.js'
+import httpEdges from './plugins/http-edges.js'
 import secretGuard from './plugins/secret-guard.js'
 import loadShedding from './plugins/load-shedding.js'
 import metricsPlugin, { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
@@ -35,6 +36,7 @@ import supervisorRoutes from '../routes/supervisor.js'
 import tasksRoutes from '../routes/tasks.js'
 import controlRoutes from '../routes/control.js'
 import requestRoutes from '../routes/requests.js'
+import ledgerRoutes from '../routes/ledger.js'
 
 export const BODY_LIMIT = 64 * 1024
 
@@ -62,7 +64,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     genReqId,
     requestIdHeader: false,
     // slow clients and what the parser and router refuse (docs/design.md#http-edges)
@@ -74,7 +76,9 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
     // one access line per request instead of Fastify's two, or none (src/access-log.ts)
     logController: new AccessLog(config.accessLog)
   }).withTypeProvider<ZodTypeProvider>()
-  capConnections(app.server, config.http, metrics)
+  guardConnections(app.server, { listener: 'api', maxConnections: config.http.maxConnections, perAddress: config.http.maxConnectionsPerAddress }, metrics, deps.logger)
+  answerNodeRefusals(app.server, metrics, deps.logger)
+  countRequests(app.server, config.http.maxRequestsPerSocket)
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
 
@@ -84,6 +88,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(errorHandler)
   await app.register(requestId)
   await app.register(lifecycle)
+  await app.register(httpEdges)
   await app.register(secretGuard)
   await app.register(metricsPlugin, { metrics })
   // shed before authentication: a saturated loop spends nothing more on the request
@@ -111,5 +116,6 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(tasksRoutes)
   await app.register(controlRoutes)
   await app.register(requestRoutes)
+  await app.register(ledgerRoutes)
   return app
 }

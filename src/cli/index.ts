@@ -61,7 +61,16 @@ async function main (argv: string[]): Promise<void> {
     })
     return
   }
-  console.error(`unknown command "${command}"; use: start | simulator | qualify`)
+  if (command === 'ledger') {
+    const { runLedgerCommand } = await import('./ledger-command.js')
+    process.exitCode = await runLedgerCommand(argv.slice(1), process.env, {
+      out: (chunk) => process.stdout.write(chunk),
+      drain: async () => { await new Promise((resolve) => process.stdout.once('drain', resolve)) },
+      err: (line) => { process.stderr.write(`${line}\n`) }
+    })
+    return
+  }
+  console.error(`unknown command "${command}"; use: start | simulator | qualify | ledger`)
   process.exit(2)
 }
 

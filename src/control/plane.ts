@@ -32,6 +32,10 @@ export interface ControlPlaneOptions {
   lockWaitMs?: number
   /** how often overdue pending records are swept (default 10 s) */
   sweepIntervalMs?: number
+  /** resolved records older than this are deleted (docs/design.md#operating-the-ledger); undefined: kept forever */
+  retentionMs?: number | undefined
+  /** how often retention runs (default 10 min; once a minute after start) */
+  retentionIntervalMs?: number
   onMutation?: (operation: MutationOperation, outcome: MutationMetric) => void
   /** called synchronously at each step of a mutation (crash tests) */
   onStep?: (step: MutationStep, requestId: string) => void
@@ -49,8 +53,14 @@ export interface ControlPlane extends Resolver {
   start: () => Promise<void>
   /** overdue pending records become ambiguous now (the periodic sweep); answers their ids */
   sweep: () => Promise<string[]>
+  /** retention now: deletes resolved records past the window in small batches; answers how many */
+  prune: () => Promise<number>
   stop: () => void
 }
+
+const PRUNE_BATCH = 500
+const PRUNE_BATCHES_PER_RUN = 200
+const PRUNE_PAUSE_MS = 20
 
 export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
   const now = o.now ?? Date.now
@@ -74,9 +84,28 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
   })
   const resolver = createResolver({ ledger: o.ledger, client: o.client, discovery: o.discovery, leases, readTimeoutMs: o.readTimeoutMs, logger: o.logger, now })
   let timer: NodeJS.Timeout | undefined
+  let pruneTimer: NodeJS.Timeout | undefined
 
   const logExpired = (ids: string[], why: string): void => {
     for (const requestId of ids) o.logger.warn({ event: 'mutation', requestId, outcome: 'ambiguous', why }, 'pending mutation turned ambiguous')
+  }
+
+  /**
+   * Small batches with a pause between them, so retention never holds the store for long on
+   * the request path; bounded per run, the rest waits for the next one.
+   */
+  async function prune (): Promise<number> {
+    if (o.retentionMs === undefined) return 0
+    const before = now() - o.retentionMs
+    let deleted = 0
+    for (let i = 0; i < PRUNE_BATCHES_PER_RUN; i++) {
+      const n = await o.ledger.deleteResolvedBefore(before, PRUNE_BATCH)
+      deleted += n
+      if (n < PRUNE_BATCH) break
+      await new Promise((resolve) => setTimeout(resolve, PRUNE_PAUSE_MS))
+    }
+    if (deleted > 0) o.logger.info({ event: 'ledger_retention', deleted, olderThan: new Date(before).toISOString() }, 'resolved records past the retention window deleted')
+    return deleted
   }
 
   async function sweep (): Promise<string[]> {
@@ -89,6 +118,7 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     ...resolver,
     mutate,
     sweep,
+    prune,
     readControl: async (campaignId) => {
       if (o.discovery.snapshot().controlMethods.read_control === undefined) {
         throw new GatewayError('capability_unavailable', { missingPrerequisites: [o.discovery.capability('control.read_control').reason] })
@@ -112,10 +142,23 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
         sweep().catch((err: unknown) => { o.logger.error({ err }, 'sweeping pending mutations failed') })
       }, o.sweepIntervalMs ?? 10_000)
       timer.unref()
+      if (o.retentionMs !== undefined && pruneTimer === undefined) {
+        const run = (): void => {
+          prune().catch((err: unknown) => { o.logger.error({ err }, 'ledger retention failed') }).finally(() => {
+            if (pruneTimer === undefined) return
+            pruneTimer = setTimeout(run, o.retentionIntervalMs ?? 600_000)
+            pruneTimer.unref()
+          })
+        }
+        pruneTimer = setTimeout(run, Math.min(60_000, o.retentionIntervalMs ?? 600_000))
+        pruneTimer.unref()
+      }
     },
     stop: () => {
       if (timer !== undefined) clearInterval(timer)
       timer = undefined
+      if (pruneTimer !== undefined) clearTimeout(pruneTimer)
+      pruneTimer = undefined
     }
   }
 }

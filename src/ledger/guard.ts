@@ -5,9 +5,13 @@ import type { Logger } from 'pino'
 import { GatewayError, isGatewayError } from '../errors.js'
 import type { Ledger } from './types.js'
 
+/** the ledger behind a guard (diagnostics and tests: the SQLite handle is keyed by it) */
+export const UNGUARDED = Symbol('unguarded ledger')
+
 export function guardLedger (ledger: Ledger, logger: Logger): Ledger {
   return new Proxy(ledger, {
     get (target, key, receiver) {
+      if (key === UNGUARDED) return target
       const value: unknown = Reflect.get(target, key, receiver)
       if (typeof value !== 'function') return value
       return async (...args: unknown[]) => {

@@ -137,6 +137,21 @@ export interface Ledger {
    */
   lockCampaign: (campaignId: string, waitMs: number) => Promise<(() => Promise<void>) | undefined>
 
+  /**
+   * the audit trail in creation order (created_at, then request id), a page at a time: the
+   * records after `after`, from `since` on, of one campaign if given (docs/design.md#operating-the-ledger)
+   */
+  exportRecords: (o: { since?: number; campaignId?: string; after?: { createdAt: number; requestId: string }; limit: number }) => Promise<MutationRecord[]>
+  /**
+   * retention: deletes at most `limit` resolved records (applied, rejected, not_applied) last
+   * changed before `before`, never one a campaign's bound task names; answers how many
+   */
+  deleteResolvedBefore: (before: number, limit: number) => Promise<number>
+  /** how many records the ledger holds (retention tests, operators) */
+  countRecords: () => Promise<number>
+  /** SQLite only: a consistent copy of the file, taken online (PostgreSQL has pg_dump) */
+  backupTo?: (file: string) => Promise<void>
+
   /** reachable and writable enough to serve (readiness) */
   ping: () => Promise<boolean>
   close: () => Promise<void>

@@ -22,6 +22,7 @@ export default fp(async (app, opts: { now?: (() => number) | undefined; onStep?:
     readTimeoutMs: u.readTimeoutMs,
     maxTaskResponseBytes: u.maxTaskResponseBytes,
     connectTimeoutMs: u.connectTimeoutMs,
+    retentionMs: app.gatewayConfig.ledgerRetentionMs,
     instanceId: randomUUID(),
     now: opts.now,
     logger: (app.log as Logger).child({ component: 'control' }),

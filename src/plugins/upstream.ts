@@ -43,5 +43,6 @@ export default fp<UpstreamPluginOptions>(async (app, opts) => {
   const guarded = circuit.wrap(upstream)
   app.decorate('upstreamCircuit', circuit)
   app.decorate('upstream', opts.wrap?.(guarded, app.gatewayConfig.upstream.origin) ?? guarded)
-  app.addHook('onClose', async () => { await upstream.close() })
+  // through the decorated client: whatever wraps it (breaker, tracing) closes the same pools
+  app.addHook('onClose', async () => { await app.upstream.close() })
 }, { name: 'upstream', dependencies: ['gateway-config', 'metrics'] })

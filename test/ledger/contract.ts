@@ -264,6 +264,59 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
       })
     })
 
+    describe('operating the ledger', () => {
+      it('exportRecords pages through every record in creation order, filtered by time and campaign', async () => {
+        const made: string[] = []
+        for (let i = 0; i < 7; i++) {
+          const r = pendingRecord({ createdAt: 1_000 + Math.floor(i / 2), campaignId: i % 3 === 0 ? 'camp-e' : 'camp-f' })
+          await ledger.insertPending(r)
+          made.push(r.requestId)
+        }
+        const seen: string[] = []
+        let after: { createdAt: number; requestId: string } | undefined
+        for (;;) {
+          const page = await ledger.exportRecords({ after, limit: 3 })
+          if (page.length === 0) break
+          seen.push(...page.map((r) => r.requestId))
+          const last = page.at(-1)!
+          after = { createdAt: last.createdAt, requestId: last.requestId }
+        }
+        expect(seen.length).toBe(7)
+        expect(new Set(seen)).toEqual(new Set(made))
+        const order = (await Promise.all(seen.map(async (id) => await ledger.get(id)))).map((r) => r!.createdAt)
+        expect(order).toEqual([...order].sort((a, b) => a - b))
+        expect((await ledger.exportRecords({ campaignId: 'camp-e', limit: 100 })).map((r) => r.campaignId)).toEqual(['camp-e', 'camp-e', 'camp-e'])
+        expect(await ledger.exportRecords({ since: 1_003, limit: 100 })).toHaveLength(1)
+      })
+
+      it('deleteResolvedBefore removes old resolved records in batches, never pending, ambiguous or bound ones', async () => {
+        const old = async (state: 'applied' | 'rejected' | 'pending' | 'ambiguous'): Promise<string> => {
+          const r = pendingRecord({ deadline: 1, createdAt: 1_000 })
+          await ledger.insertPending(r)
+          if (state === 'applied') await ledger.recordOutcome(r.requestId, appliedOutcome(2_000))
+          if (state === 'rejected') await ledger.recordOutcome(r.requestId, { state: 'rejected', answer: { httpStatus: 409, body: {} }, outcomeCode: 'stale_epoch', taskId: null, at: 2_000 })
+          if (state === 'ambiguous') await ledger.expirePending(2_000)
+          return r.requestId
+        }
+        const applied = [await old('applied'), await old('applied'), await old('applied')]
+        const rejected = await old('rejected')
+        const bound = await old('applied')
+        await ledger.setBoundTask({ campaignId: 'camp-1', taskId: 'task-1', requestId: bound, boundAt: 2_000 })
+        const ambiguous = await old('ambiguous')
+        const pending = await old('pending')
+        const recent = pendingRecord()
+        await ledger.insertPending(recent)
+        await ledger.recordOutcome(recent.requestId, appliedOutcome(9_000))
+        expect(await ledger.countRecords()).toBe(8)
+        expect(await ledger.deleteResolvedBefore(5_000, 2)).toBe(2)
+        expect(await ledger.deleteResolvedBefore(5_000, 2)).toBe(2)
+        expect(await ledger.deleteResolvedBefore(5_000, 2)).toBe(0)
+        for (const id of [...applied, rejected]) expect(await ledger.get(id)).toBeUndefined()
+        for (const id of [bound, ambiguous, pending, recent.requestId]) expect(await ledger.get(id)).toBeDefined()
+        expect(await ledger.countRecords()).toBe(4)
+      })
+    })
+
     describe('bound tasks', () => {
       it('one per campaign, overwritten by the next binding', async () => {
         const first = pendingRecord({ operation: 'submit' })

@@ -18,8 +18,10 @@ export interface PostgresLedgerOptions {
   /** postgres://… (a password in it is never printed) */
   url: string
   logger?: Logger
-  /** pool size (default 20: requests in flight plus a connection per held campaign lock) */
+  /** the query pool's size (default 10) */
   maxConnections?: number
+  /** campaign locks held at once, each on a connection of its own (default 20) */
+  maxLocks?: number
 }
 
 /** the first key of the campaign locks' advisory keys (pg_advisory_lock(int4, int4)) */
@@ -35,24 +37,43 @@ const types = {
     oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')
 }
 
+/** a connection within `ms`, or undefined; one that arrives late goes straight back */
+async function connectWithin (pool: pg.Pool, ms: number): Promise<pg.PoolClient | undefined> {
+  if (ms <= 0) return undefined
+  let timer: NodeJS.Timeout | undefined
+  let late = false
+  const connecting = pool.connect()
+  const gaveUp = new Promise<undefined>((resolve) => { timer = setTimeout(() => { late = true; resolve(undefined) }, ms) })
+  const client = await Promise.race([connecting, gaveUp])
+  clearTimeout(timer)
+  if (client === undefined && late) connecting.then((c) => { c.release() }, () => undefined)
+  return client
+}
+
 export async function createPostgresLedger (opts: PostgresLedgerOptions): Promise<Ledger> {
-  const pool = new pg.Pool({
+  const poolOptions = {
     connectionString: opts.url,
-    max: opts.maxConnections ?? 20,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     query_timeout: STATEMENT_TIMEOUT_MS + 1000,
     idleTimeoutMillis: 30_000,
     types
-  })
+  }
+  // two pools: a held campaign lock keeps its session for the whole mutation, so locks drawn
+  // from the query pool could take every connection and starve the queries the holders need
+  const pool = new pg.Pool({ ...poolOptions, max: opts.maxConnections ?? 10 })
+  const lockPool = new pg.Pool({ ...poolOptions, max: opts.maxLocks ?? 20 })
   // an idle connection the server closed (a restart, pg_terminate_backend): the pool drops it and
   // connects anew on demand; the error must not crash the process
-  pool.on('error', (err: Error & { code?: string }) => { opts.logger?.warn({ code: err.code }, 'ledger connection lost; the pool reconnects on demand') })
+  const onIdleError = (err: Error & { code?: string }): void => { opts.logger?.warn({ code: err.code }, 'ledger connection lost; the pool reconnects on demand') }
+  pool.on('error', onIdleError)
+  lockPool.on('error', onIdleError)
   let migrated
   try {
     migrated = await migrate(pool)
   } catch (err) {
     await pool.end().catch(() => undefined)
+    await lockPool.end().catch(() => undefined)
     if (err instanceof LedgerSchemaError) throw err
     // the driver's own message, never the URL as given: it may carry a password
     const code = (err as { code?: string }).code
@@ -156,13 +177,31 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     },
     clearBoundTask: async (campaignId) => { await q('DELETE FROM bound_tasks WHERE campaign_id = $1', [campaignId]) },
 
+    exportRecords: async (o) => (await q<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+      WHERE created_at >= $1 AND ($2::text IS NULL OR campaign_id = $2)
+        AND (created_at > $3 OR (created_at = $3 AND request_id > $4))
+      ORDER BY created_at, request_id LIMIT $5`,
+    [o.since ?? 0, o.campaignId ?? null, o.after?.createdAt ?? -1, o.after?.requestId ?? '', o.limit])).rows.map(toRecord),
+    // one small batch per call, so retention never holds a long lock on the request path's rows
+    deleteResolvedBefore: async (before, limit) => (await q(`DELETE FROM mutation_records WHERE request_id IN (
+      SELECT request_id FROM mutation_records
+      WHERE state IN ('applied', 'rejected', 'not_applied') AND updated_at < $1
+        AND request_id NOT IN (SELECT request_id FROM bound_tasks)
+      LIMIT $2)`, [before, limit])).rowCount ?? 0,
+    countRecords: async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM mutation_records'))?.n ?? 0,
+
     lockCampaign: async (campaignId, waitMs) => {
       const started = Date.now()
       const local = await locks.lock(campaignId, waitMs)
       if (local === undefined) return undefined
       let client: pg.PoolClient | undefined
       try {
-        client = await pool.connect()
+        // every lock connection busy: wait for one within the same bound, else the campaign is busy
+        client = await connectWithin(lockPool, waitMs - (Date.now() - started))
+        if (client === undefined) {
+          await local()
+          return undefined
+        }
         // a held lock's session may die (a restart, pg_terminate_backend): the server then
         // releases the lock; the client's error must not crash the process
         client.on('error', onHeldError)
@@ -208,6 +247,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
       if (closed) return
       closed = true
       await pool.end()
+      await lockPool.end()
       opts.logger?.info('ledger closed')
     }
   }

@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3'
 import type { Logger } from 'pino'
 import { ambiguousAnswer } from '../ambiguous-answer.js'
 import { createCampaignLocks } from '../campaign-locks.js'
+import { UNGUARDED } from '../guard.js'
 import type { Ledger } from '../types.js'
 import { migrate } from './migrations.js'
 import { openSqliteDatabase } from './open.js'
@@ -27,7 +28,7 @@ const databases = new WeakMap<Ledger, Database.Database>()
 
 /** the database behind a SQLite ledger, for tests and diagnostics (pragmas, batching) */
 export function sqliteDatabaseOf (ledger: Ledger): Database.Database | undefined {
-  return databases.get(ledger)
+  return databases.get((ledger as Ledger & { [UNGUARDED]?: Ledger })[UNGUARDED] ?? ledger)
 }
 
 /** throws LedgerLockedError when another process (or handle) owns the file */
@@ -100,6 +101,14 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
     },
     setBoundTask: async (b) => { s.setBoundTask.run({ ...b }) },
     clearBoundTask: async (campaignId) => { s.clearBoundTask.run(campaignId) },
+
+    exportRecords: async (o) => s.exportRecords.all({
+      since: o.since ?? 0, campaignId: o.campaignId ?? null, afterAt: o.after?.createdAt ?? -1, afterId: o.after?.requestId ?? '', limit: o.limit
+    }).map(toRecord),
+    deleteResolvedBefore: async (before, limit) => s.deleteResolvedBefore.run({ before, limit }).changes,
+    countRecords: async () => s.countRecords.get()?.n ?? 0,
+    // SQLite's online backup API: page by page, consistent, while this process keeps writing
+    backupTo: async (file) => { await db.backup(file) },
 
     lockCampaign: locks.lock,
     ping: async () => {

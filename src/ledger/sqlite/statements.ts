@@ -61,6 +61,17 @@ export function prepareStatements (db: Database.Database) {
 
     clearBoundTask: db.prepare<[string]>('DELETE FROM bound_tasks WHERE campaign_id = ?'),
 
+    exportRecords: db.prepare<Params, RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+      WHERE created_at >= @since AND (@campaignId IS NULL OR campaign_id = @campaignId)
+        AND (created_at > @afterAt OR (created_at = @afterAt AND request_id > @afterId))
+      ORDER BY created_at, request_id LIMIT @limit`),
+    deleteResolvedBefore: db.prepare<Params>(`DELETE FROM mutation_records WHERE rowid IN (
+      SELECT rowid FROM mutation_records
+      WHERE state IN ('applied', 'rejected', 'not_applied') AND updated_at < @before
+        AND request_id NOT IN (SELECT request_id FROM bound_tasks)
+      LIMIT @limit)`),
+    countRecords: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM mutation_records'),
+
     ping: db.prepare<[], { ok: number }>('SELECT 1 AS ok')
   }
 }

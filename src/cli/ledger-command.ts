@@ -1,0 +1,136 @@
+// `openoperator-gateway ledger …` (docs/design.md#operating-the-ledger): run the migrations alone
+// (a Kubernetes Job or init container), export the audit trail as JSON lines, and back up an
+// SQLite ledger. It reads only GATEWAY_LEDGER_URL (default sqlite:./data/ledger.db) and, for a
+// backup through a running gateway, GATEWAY_URL and GATEWAY_ADMIN_TOKEN. Never prints a password.
+import { createWriteStream } from 'node:fs'
+import { once } from 'node:events'
+import { request } from 'undici'
+import { createLedger } from '../ledger/index.js'
+import type { Ledger, MutationRecord } from '../ledger/types.js'
+import { redactUrl } from '../redact-url.js'
+
+export interface LedgerIo { out: (chunk: string) => boolean | Promise<void>; err: (line: string) => void; drain?: () => Promise<void> }
+
+const USAGE = `usage: openoperator-gateway ledger <command>
+  migrate                          apply the ledger's migrations and exit (GATEWAY_LEDGER_URL)
+  export [--since <ISO time>] [--campaign <id>] [--with-params]
+                                   the audit trail as JSON lines on stdout, oldest first
+  backup <file>                    SQLite: a consistent copy of the ledger file; through a running
+                                   gateway when GATEWAY_URL and GATEWAY_ADMIN_TOKEN are set (the
+                                   file is locked by it), else from the file itself
+PostgreSQL: back up with pg_dump; export works while the gateway runs.`
+
+const PAGE = 1000
+const PROGRESS_EVERY = 10_000
+
+/** one audit line: who, what, where, the outcome and its resolution; params only when asked */
+export function auditLine (r: MutationRecord, withParams: boolean): Record<string, unknown> {
+  return {
+    requestId: r.requestId,
+    campaignId: r.campaignId,
+    caller: r.caller,
+    operation: r.operation,
+    state: r.state,
+    controllerEpoch: r.controllerEpoch,
+    taskId: r.taskId,
+    outcomeCode: r.outcomeCode,
+    createdAt: new Date(r.createdAt).toISOString(),
+    updatedAt: new Date(r.updatedAt).toISOString(),
+    resolution: r.resolution === null ? null : { ...r.resolution, at: new Date(r.resolution.at).toISOString() },
+    ...(withParams ? { params: r.params } : {})
+  }
+}
+
+function flag (args: string[], name: string): string | undefined {
+  const i = args.indexOf(name)
+  if (i < 0) return undefined
+  const v = args[i + 1]
+  if (v === undefined || v.startsWith('--')) throw new Error(`${name} needs a value`)
+  return v
+}
+
+export async function runLedgerCommand (args: string[], env: Record<string, string | undefined>, io: LedgerIo): Promise<number> {
+  const sub = args[0]
+  const url = env.GATEWAY_LEDGER_URL ?? 'sqlite:./data/ledger.db'
+  if (sub === undefined || sub === 'help' || sub === '--help') {
+    io.err(USAGE)
+    return sub === undefined ? 2 : 0
+  }
+  try {
+    if (sub === 'migrate') {
+      const ledger = await createLedger(url)
+      await ledger.close()
+      io.err(`ledger ${redactUrl(url)}: migrations applied`)
+      return 0
+    }
+    if (sub === 'export') {
+      const sinceArg = flag(args, '--since')
+      const since = sinceArg === undefined ? undefined : Date.parse(sinceArg)
+      if (since !== undefined && Number.isNaN(since)) throw new Error('--since takes an ISO 8601 time, e.g. 2026-11-01T00:00:00Z')
+      const ledger = await createLedger(url)
+      try {
+        const n = await exportAll(ledger, { since, campaignId: flag(args, '--campaign'), withParams: args.includes('--with-params') }, io)
+        io.err(`exported ${n} records`)
+      } finally {
+        await ledger.close()
+      }
+      return 0
+    }
+    if (sub === 'backup') {
+      const file = args[1]
+      if (file === undefined) throw new Error('backup needs a file to write')
+      if (!url.startsWith('sqlite:')) throw new Error('a PostgreSQL ledger is backed up with pg_dump (or your provider\'s snapshots)')
+      if (env.GATEWAY_URL !== undefined) {
+        if (env.GATEWAY_ADMIN_TOKEN === undefined) throw new Error('GATEWAY_ADMIN_TOKEN is needed to back up through a running gateway')
+        await backupThroughGateway(env.GATEWAY_URL, env.GATEWAY_ADMIN_TOKEN, file)
+      } else {
+        const ledger = await createLedger(url)
+        try {
+          await ledger.backupTo!(file)
+        } finally {
+          await ledger.close()
+        }
+      }
+      io.err(`ledger backed up to ${file}`)
+      return 0
+    }
+  } catch (err) {
+    io.err(`ledger ${sub}: ${err instanceof Error ? err.message : String(err)}`)
+    return 1
+  }
+  io.err(`unknown ledger command "${sub}"\n${USAGE}`)
+  return 2
+}
+
+async function exportAll (ledger: Ledger, o: { since?: number | undefined; campaignId?: string | undefined; withParams: boolean }, io: LedgerIo): Promise<number> {
+  let after: { createdAt: number; requestId: string } | undefined
+  let n = 0
+  for (;;) {
+    const page = await ledger.exportRecords({ since: o.since, campaignId: o.campaignId, after, limit: PAGE })
+    if (page.length === 0) return n
+    let text = ''
+    for (const r of page) text += `${JSON.stringify(auditLine(r, o.withParams))}\n`
+    // backpressure: a slow reader of stdout holds the next page back
+    if (await io.out(text) === false) await io.drain?.()
+    n += page.length
+    if (Math.floor(n / PROGRESS_EVERY) > Math.floor((n - page.length) / PROGRESS_EVERY)) io.err(`exported ${n} records…`)
+    const last = page[page.length - 1]!
+    after = { createdAt: last.createdAt, requestId: last.requestId }
+  }
+}
+
+async function backupThroughGateway (base: string, token: string, file: string): Promise<void> {
+  const res = await request(new URL('/v1/admin/ledger/backup', base), { headers: { authorization: `Bearer ${token}` } })
+  if (res.statusCode !== 200) {
+    const body = await res.body.text()
+    let code = `HTTP ${res.statusCode}`
+    try { code = String((JSON.parse(body) as { error?: { code?: string } }).error?.code ?? code) } catch { /* not JSON: the status says enough */ }
+    throw new Error(`the gateway refused the backup (${code})`)
+  }
+  const out = createWriteStream(file)
+  for await (const chunk of res.body) {
+    if (!out.write(chunk)) await once(out, 'drain')
+  }
+  out.end()
+  await once(out, 'finish')
+}
