@@ -1,6 +1,8 @@
 // npm run bench (second part): campaign-control mutations per second through the gateway, with
 // the SQLite ledger on a real file in a temp directory (WAL, synchronous=FULL: the ledger's
-// defaults, read back and printed). The simulator ('campaign-control' profile) runs in a child
+// defaults, read back and printed) — or, with BENCH_LEDGER=postgres and BENCH_POSTGRES_URL (or
+// TEST_POSTGRES_URL), the PostgreSQL ledger on a fresh schema, with BENCH_REPLICAS=2 two
+// gateways on it sharing the load round-robin (run.ts runs each variant in a process of its own). The simulator ('campaign-control' profile) runs in a child
 // process (bench/simulator-child.ts); the gateway starts as the bin starts it
 // (startGatewayServer) in this process, on 127.0.0.1 port 0, and the load generator (undici,
 // one unique request id per request, which autocannon cannot give without per-request state)
@@ -20,6 +22,7 @@ import { join } from 'node:path'
 import { performance, type EventLoopUtilization } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { Pool } from 'undici'
+import pg from 'pg'
 import { loadConfig } from '../src/config.js'
 import { sqliteDatabaseOf } from '../src/ledger/index.js'
 import { createLogger } from '../src/logger.js'
@@ -34,6 +37,10 @@ const CONCURRENCY = 32
 const WARMUP_SECONDS = Math.min(1, seconds / 4)
 const SERIAL_SECONDS = Math.min(2, seconds)
 const CONTROLLER_ID = 'bench-ctl'
+const LEDGER = process.env.BENCH_LEDGER === 'postgres' ? 'postgres' : 'sqlite'
+const REPLICAS = LEDGER === 'postgres' ? Math.max(1, Math.min(2, Number(process.env.BENCH_REPLICAS ?? 1))) : 1
+const PG_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL
+if (LEDGER === 'postgres' && PG_URL === undefined) throw new Error('BENCH_LEDGER=postgres needs BENCH_POSTGRES_URL (or TEST_POSTGRES_URL)')
 
 // a hung upstream or socket must not hang `npm run bench`: everything is bounded
 const watchdog = setTimeout(() => {
@@ -48,6 +55,24 @@ const token = randomBytes(18).toString('base64url')
 const runId = randomBytes(4).toString('hex')
 const dir = mkdtempSync(join(tmpdir(), 'oo-gw-bench-'))
 const ledgerPath = join(dir, 'ledger.db')
+
+// PostgreSQL: a schema of this run's own, dropped at the end
+const schema = `oogw_bench_${runId}`
+let ledgerUrl = `sqlite:${ledgerPath}`
+if (LEDGER === 'postgres') {
+  const admin = new pg.Client({ connectionString: PG_URL })
+  await admin.connect()
+  await admin.query(`CREATE SCHEMA ${schema}`)
+  await admin.end()
+  const u = new URL(PG_URL!)
+  u.searchParams.set('options', `-c search_path=${schema}`)
+  ledgerUrl = u.toString()
+}
+async function pgQuery<R extends pg.QueryResultRow> (text: string): Promise<R[]> {
+  const c = new pg.Client({ connectionString: ledgerUrl })
+  await c.connect()
+  try { return (await c.query<R>(text)).rows } finally { await c.end() }
+}
 
 // what one durable write costs on this disk, for reading the figures: 4 KiB write + fsync, 200 times
 const fsyncMs: number[] = []
@@ -102,7 +127,7 @@ const config = loadConfig({
   SPYNEL_AGENT_ZERO_API_KEY: secret,
   GATEWAY_CALLERS: JSON.stringify([{ name: 'bench', tokenSha256: sha256Hex(token), scopes: ['read', 'control'], controllerId: CONTROLLER_ID }]),
   GATEWAY_CONTROL_ENABLED: 'true',
-  GATEWAY_LEDGER_URL: `sqlite:${ledgerPath}`,
+  GATEWAY_LEDGER_URL: ledgerUrl,
   GATEWAY_RATE_LIMIT_CONTROL: '10000000',
   GATEWAY_RATE_LIMIT_READ: '10000000',
   HOST: '127.0.0.1',
@@ -111,17 +136,21 @@ const config = loadConfig({
   LOG_LEVEL: 'warn'
 })
 const logger = createLogger({ level: 'warn', secrets: new Set([secret, token]) })
-const gw = await startGatewayServer(config, { logger })
+const gateways = await Promise.all(Array.from({ length: REPLICAS }, async () => await startGatewayServer(config, { logger })))
+const gw = gateways[0]!
 const db = sqliteDatabaseOf(gw.app.ledger)
-if (db === undefined) throw new Error('the ledger is not the SQLite ledger')
-const journalMode = String(db.pragma('journal_mode', { simple: true }))
-const synchronous = Number(db.pragma('synchronous', { simple: true }))
+if (LEDGER === 'sqlite' && db === undefined) throw new Error('the ledger is not the SQLite ledger')
+const journalMode = db === undefined ? '-' : String(db.pragma('journal_mode', { simple: true }))
+const synchronous = db === undefined ? -1 : Number(db.pragma('synchronous', { simple: true }))
 const SYNC_NAMES = ['OFF', 'NORMAL', 'FULL', 'EXTRA']
 
-const pool = new Pool(gw.url, { connections: CONCURRENCY, pipelining: 1 })
+const pools = gateways.map((g) => new Pool(g.url, { connections: Math.ceil(CONCURRENCY / REPLICAS), pipelining: 1 }))
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+let turn = 0
 
+/** round robin over the replicas, as an ingress would */
 async function post (path: string, body: unknown): Promise<{ status: number; text: string }> {
+  const pool = pools[turn++ % pools.length]!
   const res = await pool.request({ path, method: 'POST', headers, body: JSON.stringify(body) })
   return { status: res.statusCode, text: await res.body.text() }
 }
@@ -214,18 +243,27 @@ const appliedIds = stats.interventions.flatMap(([, ids]) => ids)
 const totalOk = phases.reduce((s, p) => s + p.ok, 0)
 if (appliedIds.length !== totalOk) problems.push(`the remote applied ${appliedIds.length} interventions, the gateway answered ${totalOk} 200s`)
 for (const id of appliedIds) if (!okIds.has(id)) problems.push(`intervention ${id} applied by the remote without a 200`)
-const ledgerRows = db.prepare("SELECT state, count(*) AS n FROM mutation_records WHERE operation = 'intervene' GROUP BY state").all() as Array<{ state: string; n: number }>
+const ROWS_SQL = "SELECT state, count(*)::int AS n FROM mutation_records WHERE operation = 'intervene' GROUP BY state"
+const ledgerRows = db !== undefined
+  ? db.prepare(ROWS_SQL.replace('::int', '')).all() as Array<{ state: string; n: number }>
+  : await pgQuery<{ state: string; n: number }>(ROWS_SQL)
 const ledgerApplied = ledgerRows.find((r) => r.state === 'applied')?.n ?? 0
 if (ledgerApplied !== totalOk) problems.push(`the ledger records ${ledgerApplied} interventions applied, the gateway answered ${totalOk} 200s`)
 
 const size = (path: string): number => { try { return statSync(path).size } catch { return 0 } }
-const dbBytes = size(ledgerPath)
+const dbBytes = db !== undefined ? size(ledgerPath) : Number((await pgQuery<{ n: string }>("SELECT pg_total_relation_size('mutation_records') AS n"))[0]!.n)
 const walBytes = size(`${ledgerPath}-wal`)
 const mem = process.memoryUsage()
 
 // ---- close everything ------------------------------------------------------------------------
-await pool.close()
-await gw.close()
+for (const p of pools) await p.close()
+for (const g of gateways) await g.close()
+if (LEDGER === 'postgres') {
+  const admin = new pg.Client({ connectionString: PG_URL })
+  await admin.connect()
+  await admin.query(`DROP SCHEMA ${schema} CASCADE`)
+  await admin.end()
+}
 const dbBytesClosed = size(ledgerPath)
 const walBytesClosed = size(`${ledgerPath}-wal`)
 ask({ type: 'close' })
@@ -249,7 +287,9 @@ const line = (p: Phase): string => {
 console.log(`\nnode ${process.version}, mutations (POST /v1/campaigns/:c/interventions), ${CAMPAIGNS} campaigns claimed, unique request id per request`)
 console.log('simulator in its own process (child_process.fork); gateway and load generator (undici) in this process')
 console.log(`host: ${availableParallelism()} CPUs, load average ${loadavg().map((v) => v.toFixed(2)).join(' ')} at the end (other work on the host skews the figures)`)
-console.log(`ledger: SQLite file ${ledgerPath} (temp, removed), journal_mode=${journalMode}, synchronous=${SYNC_NAMES[synchronous] ?? synchronous}`)
+console.log(LEDGER === 'sqlite'
+  ? `ledger: SQLite file ${ledgerPath} (temp, removed), journal_mode=${journalMode}, synchronous=${SYNC_NAMES[synchronous] ?? synchronous}`
+  : `ledger: PostgreSQL, schema ${schema} (dropped), ${REPLICAS} gateway replica(s) in this process, requests round-robin`)
 console.log(`disk: 4 KiB write + fsync in the same directory p50 ${fmtMs(pct(fsyncMs, 0.5)).trim()} ms, p99 ${fmtMs(pct(fsyncMs, 0.99)).trim()} ms (200 samples)\n`)
 for (const p of phases) console.log(line(p))
 for (const p of phases) if (p.sampleFailure !== undefined) console.log(`  ${p.name}: first failure: ${p.sampleFailure}`)
@@ -257,7 +297,9 @@ console.log(`\nchecks: ${counts.size} request ids at the remote (${claimIds.leng
   `${appliedIds.length} interventions applied, ${totalOk} 200s, ledger intervene rows ${ledgerRows.map((r) => `${r.state}:${r.n}`).join(' ')}: ` +
   (problems.length === 0 ? 'OK (every id exactly once, applied == 200s)' : `FAILED (${problems.length})`))
 for (const p of problems.slice(0, 10)) console.log(`  ${p}`)
-console.log(`ledger file ${(dbBytes / MiB).toFixed(2)} MiB + WAL ${(walBytes / MiB).toFixed(2)} MiB while open; ` +
-  `${(dbBytesClosed / MiB).toFixed(2)} MiB + WAL ${(walBytesClosed / MiB).toFixed(2)} MiB after close (checkpointed)`)
+console.log(LEDGER === 'sqlite'
+  ? `ledger file ${(dbBytes / MiB).toFixed(2)} MiB + WAL ${(walBytes / MiB).toFixed(2)} MiB while open; ` +
+    `${(dbBytesClosed / MiB).toFixed(2)} MiB + WAL ${(walBytesClosed / MiB).toFixed(2)} MiB after close (checkpointed)`
+  : `ledger table mutation_records ${(dbBytes / MiB).toFixed(2)} MiB with its indexes`)
 console.log(`RSS gateway+load process ${(mem.rss / MiB).toFixed(0)} MiB (heap used ${(mem.heapUsed / MiB).toFixed(0)} MiB), simulator process ${(stats.rssBytes / MiB).toFixed(0)} MiB`)
 if (problems.length > 0) process.exitCode = 1

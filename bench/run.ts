@@ -16,9 +16,25 @@ if (args.has('--soak')) {
   const { instructions } = await import('./instructions.js')
   await instructions()
 } else if (args.has('--mutations')) {
-  await import('./mutations.js')
+  await mutationVariants()
 } else {
   const { compare } = await import('./compare.js')
   await compare()
-  if (args.has('--all')) await import('./mutations.js')
+  if (args.has('--all')) await mutationVariants()
+}
+
+/**
+ * The mutations bench on each ledger, each in a process of its own: SQLite, then — with
+ * BENCH_POSTGRES_URL or TEST_POSTGRES_URL — PostgreSQL with one replica and with two.
+ */
+async function mutationVariants (): Promise<void> {
+  const { spawnSync } = await import('node:child_process')
+  const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL
+  const variants: Array<Record<string, string>> = [{ BENCH_LEDGER: 'sqlite' }]
+  if (pgUrl !== undefined) variants.push({ BENCH_LEDGER: 'postgres', BENCH_REPLICAS: '1' }, { BENCH_LEDGER: 'postgres', BENCH_REPLICAS: '2' })
+  else console.log('mutations on PostgreSQL skipped: set BENCH_POSTGRES_URL (or TEST_POSTGRES_URL)')
+  for (const v of variants) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./mutations.ts', import.meta.url).pathname], { env: { ...process.env, ...v }, stdio: 'inherit' })
+    if (r.status !== 0) process.exitCode = 1
+  }
 }
