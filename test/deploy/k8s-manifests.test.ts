@@ -5,21 +5,29 @@
 // annotations, env names the code reads, *_FILE paths that land on mounted Secret items, the
 // ledger on the volume, a termination grace longer than the drain, and a qualify Job whose
 // configuration loads. No cluster runs here: this is what can be verified without one.
+// The PostgreSQL variant (docker/k8s/postgres/, with the shared ConfigMap, Secret, Service and
+// qualify Job) the same way, and for what several replicas need: two of them rolled one at a
+// time, a PodDisruptionBudget, the migrate Job on the Deployment's ledger URL from a Secret, a
+// hop count of 1 behind ingress-nginx with only the controller let in, and an Ingress that
+// retries as the reference docker/nginx/gateway.conf does.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Deployment } from 'kubernetes-models/apps/v1'
 import { Job } from 'kubernetes-models/batch/v1'
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1'
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1'
 import { ConfigMap, PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseAllDocuments } from 'yaml'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig, longestRequestMs } from '../../src/config.js'
 import { loadQualifyConfig } from '../../src/qualify/config.js'
 import { CHECKS } from '../../src/qualify/run.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { startGateway } from '../helpers/gateway.js'
+import { ingressDirective } from '../helpers/ingress.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const dir = join(root, 'docker/k8s')
@@ -28,20 +36,24 @@ const CLOSE_AFTER_GRACE_MS = 5000
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests are free-form YAML, validated below
 type Obj = any
-interface EnvVar { name: string; value?: string; valueFrom?: { configMapKeyRef?: { name: string; key: string } } }
+interface KeyRef { name: string; key: string }
+interface EnvVar { name: string; value?: string; valueFrom?: { configMapKeyRef?: KeyRef; secretKeyRef?: KeyRef } }
+type Loaded = Array<{ file: string; obj: Obj }>
 
-const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'))
 // kubectl's YAML reader follows YAML 1.1 (0440 is octal there), so parse the same way
-const objects: Array<{ file: string; obj: Obj }> = files.flatMap((file) =>
-  parseAllDocuments(readFileSync(join(dir, file), 'utf8'), { version: '1.1' }).map((doc) => {
+const load = (from: string, names: string[]): Loaded => names.flatMap((file) =>
+  parseAllDocuments(readFileSync(join(from, file), 'utf8'), { version: '1.1' }).map((doc) => {
     if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`)
     return { file, obj: doc.toJS() as Obj }
   }))
-const one = (kind: string, name?: string): Obj => {
-  const found = objects.filter((o) => o.obj.kind === kind && (name === undefined || o.obj.metadata.name === name))
+const oneOf = (from: Loaded, kind: string, name?: string): Obj => {
+  const found = from.filter((o) => o.obj.kind === kind && (name === undefined || o.obj.metadata.name === name))
   expect(found, `${kind} ${name ?? ''}`).toHaveLength(1)
   return found[0]!.obj
 }
+const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'))
+const objects = load(dir, files)
+const one = (kind: string, name?: string): Obj => oneOf(objects, kind, name)
 
 const MODELS: Record<string, new (data: Obj) => { validate: () => void }> = {
   'apps/v1 Deployment': Deployment,
@@ -49,7 +61,10 @@ const MODELS: Record<string, new (data: Obj) => { validate: () => void }> = {
   'v1 Service': Service,
   'v1 Secret': Secret,
   'v1 ConfigMap': ConfigMap,
-  'v1 PersistentVolumeClaim': PersistentVolumeClaim
+  'v1 PersistentVolumeClaim': PersistentVolumeClaim,
+  'policy/v1 PodDisruptionBudget': PodDisruptionBudget,
+  'networking.k8s.io/v1 Ingress': Ingress,
+  'networking.k8s.io/v1 NetworkPolicy': NetworkPolicy
 }
 
 const deployment = one('Deployment')
@@ -62,15 +77,20 @@ const jobPod = job.spec.template.spec
 const jobContainer = jobPod.containers[0]
 const portOf = (name: string): number => container.ports.find((p: Obj) => p.name === name).containerPort
 
-/** the container's environment as the kubelet would build it (ConfigMap references resolved) */
-function envOf (c: Obj, overrides: Record<string, string> = {}): Record<string, string> {
+/** the container's environment as the kubelet would build it (ConfigMap and Secret references resolved, Secrets from `from`) */
+function envOf (c: Obj, overrides: Record<string, string> = {}, from: Loaded = objects): Record<string, string> {
   const env: Record<string, string> = {}
   for (const v of c.env as EnvVar[]) {
     const ref = v.valueFrom?.configMapKeyRef
+    const secretRef = v.valueFrom?.secretKeyRef
     if (ref !== undefined) {
       expect(ref.name).toBe(configMap.metadata.name)
       expect(Object.keys(configMap.data)).toContain(ref.key)
       env[v.name] = configMap.data[ref.key]
+    } else if (secretRef !== undefined) {
+      const stringData = oneOf(from, 'Secret', secretRef.name).stringData
+      expect(Object.keys(stringData), `${v.name}: ${secretRef.name}`).toContain(secretRef.key)
+      env[v.name] = stringData[secretRef.key]
     } else env[v.name] = v.value!
   }
   return { ...env, ...overrides }
@@ -94,17 +114,34 @@ const SAMPLE_SECRETS: Record<string, string> = {
   'callers.json': JSON.stringify([{ name: 'ops', tokenSha256: 'a'.repeat(64), scopes: ['read', 'admin'] }])
 }
 
-/** the Deployment's configuration as the gateway loads it, the Secret's files holding sample values */
-function deploymentConfig (overrides: Record<string, string> = {}): ReturnType<typeof loadConfig> {
-  const files = mountedSecretFiles(pod, container)
+/** a Deployment's configuration as the gateway loads it, the Secret's files holding sample values */
+function deploymentConfig (overrides: Record<string, string> = {}, podSpec: Obj = pod, from: Loaded = objects): ReturnType<typeof loadConfig> {
+  const c = podSpec.containers[0]
+  const files = mountedSecretFiles(podSpec, c)
   const read = (path: string): string => {
     const key = files.get(path)
     if (key === undefined) throw new Error(`${path} is not a mounted Secret item`)
     expect(Object.keys(secret.stringData)).toContain(key)
     return SAMPLE_SECRETS[key]!
   }
-  return loadConfig(envOf(container, { OPENOPERATOR_URL: 'https://openoperator.example', ...overrides }), { readFile: read })
+  return loadConfig(envOf(c, { OPENOPERATOR_URL: 'https://openoperator.example', ...overrides }, from), { readFile: read })
 }
+
+// the PostgreSQL variant: its own directory, with the base's ConfigMap, Secret, Service and qualify Job
+const pgDir = join(dir, 'postgres')
+const pgFiles = readdirSync(pgDir).filter((f) => f.endsWith('.yaml'))
+const SHARED = ['configmap.yaml', 'qualify-job.yaml', 'secret.example.yaml', 'service.yaml']
+const pgObjects = [...objects.filter((o) => SHARED.includes(o.file)), ...load(pgDir, pgFiles)]
+const pgOne = (kind: string, name?: string): Obj => oneOf(pgObjects, kind, name)
+const pgDeployment = pgOne('Deployment')
+const pgPod = pgDeployment.spec.template.spec
+const pgContainer = pgPod.containers[0]
+const migrateJob = pgOne('Job', 'openoperator-gateway-ledger-migrate')
+const migrateContainer = migrateJob.spec.template.spec.containers[0]
+
+/** whether a label selector's matchLabels all hold for these labels */
+const selects = (selector: Obj, labels: Record<string, string>): boolean =>
+  Object.entries(selector.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v)
 
 describe('docker/k8s manifests', () => {
   it('every object validates against the Kubernetes API schemas (kubernetes-models)', () => {
@@ -120,7 +157,7 @@ describe('docker/k8s manifests', () => {
     expect(() => new Deployment(broken).validate()).toThrow(/containerPort/)
   })
 
-  it('yamllint (strict) accepts every file', (ctx) => {
+  it('yamllint (strict) accepts every file, docker/k8s/postgres/ included', (ctx) => {
     const found = spawnSync('yamllint', ['--version'], { encoding: 'utf8' })
     if (found.error !== undefined || found.status !== 0) {
       console.log('yamllint is not installed (Debian: apt-get install yamllint); the YAML lint is skipped')
@@ -212,12 +249,12 @@ describe('docker/k8s manifests', () => {
 
   describe('against a running gateway', () => {
     let sim: Simulator
-    beforeAll(async () => { sim = await startSimulator({ secret: 'k8s-test-secret' }) })
+    beforeAll(async () => { sim = await startSimulator({ secret: 'k8s-test-secret-0123' }) })
     afterAll(async () => { await sim.close() })
 
-    it('the probe paths answer 200 on the API port, the scrape path on the metrics port', async () => {
+    it('the probe paths (of both variants) answer 200 on the API port, the scrape path on the metrics port', async () => {
       const gw = await startGateway({ simulator: sim })
-      for (const probe of [container.readinessProbe, container.livenessProbe, container.startupProbe]) {
+      for (const probe of [container.readinessProbe, container.livenessProbe, container.startupProbe, pgContainer.readinessProbe, pgContainer.livenessProbe, pgContainer.startupProbe]) {
         const res = await request(`${gw.url}${probe.httpGet.path}`)
         await res.body.text()
         expect(res.statusCode, probe.httpGet.path).toBe(200)
@@ -226,5 +263,143 @@ describe('docker/k8s manifests', () => {
       expect(scrape.statusCode).toBe(200)
       expect(await scrape.body.text()).toContain('gateway_http_requests_total')
     })
+  })
+})
+
+describe('docker/k8s/postgres manifests (several replicas on the PostgreSQL ledger)', () => {
+  const pdb = pgOne('PodDisruptionBudget')
+  const ingress = pgOne('Ingress')
+  const policy = pgOne('NetworkPolicy')
+  const stores = pgOne('Secret', 'openoperator-gateway-stores')
+  const podLabels = pgDeployment.spec.template.metadata.labels as Record<string, string>
+  const jobPodLabels = [migrateJob, job].map((j) => j.spec.template.metadata.labels as Record<string, string>)
+  const envVar = (c: Obj, name: string): EnvVar => (c.env as EnvVar[]).find((v) => v.name === name)!
+
+  it('every object validates against the Kubernetes API schemas (kubernetes-models), beside the shared base files', () => {
+    expect(pgFiles.sort()).toEqual(['deployment.yaml', 'ingress.yaml', 'migrate-job.yaml', 'networkpolicy.yaml', 'pdb.yaml', 'stores-secret.example.yaml'])
+    for (const { file, obj } of pgObjects) {
+      const Model = MODELS[`${obj.apiVersion} ${obj.kind}`]
+      expect(Model, `${file}: ${obj.apiVersion} ${obj.kind} has no model here`).toBeDefined()
+      expect(() => new Model!(obj).validate(), file).not.toThrow()
+    }
+    // the validator catches a wrong type in the new kinds too
+    const broken = structuredClone(pdb)
+    broken.spec.selector.matchLabels = 'app'
+    expect(() => new PodDisruptionBudget(broken).validate()).toThrow()
+  })
+
+  it('two replicas, rolled one at a time (maxUnavailable 0, maxSurge 1), no ledger volume: GATEWAY_LEDGER_URL comes from a Secret', () => {
+    expect(pgDeployment.spec.replicas).toBe(2)
+    expect(pgDeployment.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } })
+    expect(pgPod.volumes.some((v: Obj) => v.persistentVolumeClaim !== undefined)).toBe(false)
+    for (const name of ['GATEWAY_LEDGER_URL', 'GATEWAY_REDIS_URL']) {
+      const v = envVar(pgContainer, name)
+      expect(v.value, name).toBeUndefined()
+      expect(v.valueFrom?.secretKeyRef?.name, name).toBe(stores.metadata.name)
+    }
+    // the template carries placeholders only
+    expect(stores.data).toBeUndefined()
+    for (const value of Object.values(stores.stringData as Record<string, string>)) expect(value).toMatch(/REPLACE-/)
+    expect(stores.stringData['ledger-url']).toMatch(/^postgres:\/\//)
+    expect(stores.stringData['redis-url']).toMatch(/^redis:\/\//)
+  })
+
+  it('every env name is one the gateway reads, and the environment loads as production on PostgreSQL and Redis', () => {
+    const source = readFileSync(join(root, 'src/config.ts'), 'utf8')
+    for (const v of pgContainer.env as EnvVar[]) expect(source, v.name).toMatch(new RegExp(`\\b${v.name}\\b['":]`))
+    const config = deploymentConfig({}, pgPod, pgObjects)
+    expect(config.production).toBe(true)
+    expect(config.ledgerUrl).toBe(stores.stringData['ledger-url'])
+    expect(config.redisUrl).toBe(stores.stringData['redis-url'])
+    expect(config.controlEnabled).toBe(false)
+    // one hop: the address ingress-nginx saw (it sets or appends it); never `true`
+    expect(config.trustProxy).toBe(1)
+    // behind a trusted proxy the gateway bounds no address itself: the ingress does (limit-connections below)
+    expect(config.http.maxConnectionsPerAddress).toBe(0)
+  })
+
+  it('the same name, selector, ports, probes, preStop and Secret mounts as the SQLite Deployment: the shared Service and qualify Job serve it', () => {
+    expect(pgDeployment.metadata.name).toBe(deployment.metadata.name)
+    // switching variants is a `kubectl apply`: a Deployment's selector cannot change
+    expect(pgDeployment.spec.selector).toEqual(deployment.spec.selector)
+    expect(pgContainer.image).toBe(container.image)
+    expect(pgContainer.ports).toEqual(container.ports)
+    for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe', 'lifecycle']) expect(pgContainer[probe], probe).toEqual(container[probe])
+    expect(pgContainer.readinessProbe.httpGet.path).toBe('/readyz')
+    expect(pgContainer.livenessProbe.httpGet.path).toBe('/healthz')
+    expect(pgDeployment.spec.template.metadata.annotations).toEqual(deployment.spec.template.metadata.annotations)
+    expect(mountedSecretFiles(pgPod, pgContainer)).toEqual(mountedSecretFiles(pod, container))
+    const service = pgOne('Service')
+    expect(selects({ matchLabels: service.spec.selector }, podLabels)).toBe(true)
+    expect(selects(pgDeployment.spec.selector, podLabels)).toBe(true)
+    const config = deploymentConfig({}, pgPod, pgObjects)
+    expect([config.port, config.metricsPort]).toEqual([portOf('http'), portOf('metrics')])
+  })
+
+  it('terminationGracePeriodSeconds outlasts preStop + the drain grace + the close (≥ the grace + 5 s)', () => {
+    const config = deploymentConfig({}, pgPod, pgObjects)
+    const preStopMs = Number(pgContainer.lifecycle.preStop.exec.command[1]) * 1000
+    expect(pgPod.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(config.shutdownGraceMs + CLOSE_AFTER_GRACE_MS)
+    expect(pgPod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(preStopMs + config.shutdownGraceMs + CLOSE_AFTER_GRACE_MS)
+  })
+
+  it('the PodDisruptionBudget keeps one of the serving pods, and counts no Job\'s pod', () => {
+    expect(pdb.spec.minAvailable).toBe(1)
+    expect(pdb.spec.minAvailable).toBeLessThan(pgDeployment.spec.replicas)
+    expect(selects(pdb.spec.selector, podLabels)).toBe(true)
+    for (const labels of jobPodLabels) expect(selects(pdb.spec.selector, labels)).toBe(false)
+  })
+
+  it('the migrate Job runs the bin\'s `ledger migrate` once to completion, on the Deployment\'s ledger URL', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    expect(migrateContainer.command).toEqual(['node', pkg.bin['openoperator-gateway'], 'ledger', 'migrate'])
+    expect(migrateContainer.image).toBe(pgContainer.image)
+    expect(migrateJob.spec.template.spec.restartPolicy).toBe('Never')
+    expect(migrateJob.spec.backoffLimit).toBeGreaterThan(0)
+    expect(migrateJob.spec.activeDeadlineSeconds).toBeGreaterThan(0)
+    expect(envVar(migrateContainer, 'GATEWAY_LEDGER_URL').valueFrom).toEqual(envVar(pgContainer, 'GATEWAY_LEDGER_URL').valueFrom)
+    // the command reads GATEWAY_LEDGER_URL and nothing else of this environment
+    const source = readFileSync(join(root, 'src/cli/ledger-command.ts'), 'utf8')
+    for (const v of migrateContainer.env as EnvVar[]) expect(source, v.name).toMatch(new RegExp(`env\\.${v.name}\\b`))
+    expect(migrateContainer.securityContext).toEqual(pgContainer.securityContext)
+  })
+
+  it('behind ingress-nginx: only the controller reaches the API port (a hop count trusts whoever connects), the metrics port stays in-cluster', () => {
+    expect(selects(policy.spec.podSelector, podLabels)).toBe(true)
+    expect(policy.spec.policyTypes).toEqual(['Ingress'])
+    const api = policy.spec.ingress.find((r: Obj) => r.ports.some((p: Obj) => p.port === 'http'))
+    expect(api.from).toEqual([{
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'ingress-nginx' } }
+    }])
+    expect(api.ports).toEqual([{ port: 'http' }])
+    const metrics = policy.spec.ingress.find((r: Obj) => r.ports.some((p: Obj) => p.port === 'metrics'))
+    expect(metrics.ports).toEqual([{ port: 'metrics' }])
+    for (const rule of policy.spec.ingress) for (const p of rule.ports) expect(container.ports.map((c: Obj) => c.name)).toContain(p.port)
+  })
+
+  it('the Ingress routes the API port only, with the reference nginx file\'s retries, timeouts and connection bound', () => {
+    const service = pgOne('Service')
+    const paths = ingress.spec.rules.flatMap((r: Obj) => r.http.paths)
+    for (const p of paths) {
+      expect(p.backend.service.name).toBe(service.metadata.name)
+      expect(p.backend.service.port).toEqual({ name: 'http' })
+    }
+    expect(service.spec.ports.find((p: Obj) => p.name === 'http').targetPort).toBe('http')
+    const a = ingress.metadata.annotations as Record<string, string>
+    const ann = (k: string): string => a[`nginx.ingress.kubernetes.io/${k}`]!
+    // reads retried on another replica; never non_idempotent, so a POST is never passed on once sent
+    expect(ann('proxy-next-upstream')).toBe(ingressDirective('proxy_next_upstream')[0])
+    expect(ann('proxy-next-upstream')).toBe('error timeout http_502 http_503')
+    expect(Object.values(a).join(' ')).not.toMatch(/non_idempotent/)
+    expect(Number(ann('proxy-next-upstream-tries'))).toBe(pgDeployment.spec.replicas)
+    expect(`${ann('proxy-next-upstream-tries')}`).toBe(ingressDirective('proxy_next_upstream_tries')[0])
+    // the proxy never cuts a request the gateway is still completing
+    const config = deploymentConfig({}, pgPod, pgObjects)
+    expect(Number(ann('proxy-read-timeout')) * 1000).toBeGreaterThan(longestRequestMs(config.upstream))
+    expect(`${ann('proxy-read-timeout')}s`).toBe(ingressDirective('proxy_read_timeout')[0])
+    expect(`${ann('proxy-connect-timeout')}s`).toBe(ingressDirective('proxy_connect_timeout')[0])
+    expect(ann('proxy-body-size')).toBe(ingressDirective('client_max_body_size')[0])
+    expect(ann('limit-connections')).toBe(ingressDirective('limit_conn')[0]!.split(/\s+/)[1])
   })
 })
