@@ -17,8 +17,8 @@ const PG = process.env.TEST_POSTGRES_URL
 if (PG === undefined) console.warn('SKIP the model on PostgreSQL with two replicas: TEST_POSTGRES_URL is not set')
 
 const LEDGERS = [
-  { name: 'one replica on SQLite', runs: Number(process.env.MODEL_RUNS ?? 60), postgres: false },
-  { name: 'two replicas on PostgreSQL', runs: Number(process.env.MODEL_RUNS_PG ?? process.env.MODEL_RUNS ?? 20), postgres: true }
+  { name: 'one replica on SQLite', runs: Number(process.env.MODEL_RUNS ?? 45), postgres: false },
+  { name: 'two replicas on PostgreSQL', runs: Number(process.env.MODEL_RUNS_PG ?? process.env.MODEL_RUNS ?? 15), postgres: true }
 ]
 const MAX_COMMANDS = Number(process.env.MODEL_MAX_COMMANDS ?? 80)
 
