@@ -3,31 +3,18 @@
 // rewritten to loopback ports, included from a minimal main configuration (a temporary prefix
 // directory, one worker, no daemon), as test/helpers/nginx.ts starts nginx. A rewrite that
 // finds nothing to rewrite throws, so the file and the tests cannot drift apart silently.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { freePort, runNginx, type RunningNginx } from './nginx.js'
 
 export const INGRESS_CONF = fileURLToPath(new URL('../../docker/nginx/gateway.conf', import.meta.url))
 
 /** the replica names and API port the shipped file names (docker/compose.yaml's services) */
 export const SHIPPED_REPLICA = /^(\s*server\s+)(gateway-\d+):(\d+)(\b[^;]*;)/gm
 
-export interface Ingress { url: string; port: number; dir: string; errorLog: () => string; close: () => Promise<void> }
-
-export async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address()
-      const port = typeof a === 'object' && a !== null ? a.port : 0
-      s.close(() => { resolve(port) })
-    })
-  })
-}
+export type Ingress = RunningNginx
 
 /**
  * A free loopback port below Linux's ephemeral range (32768–60999), for a replica that must get
@@ -67,60 +54,11 @@ export function renderIngressConf (replicas: string[], listen: string, replace: 
 
 /** nginx on 127.0.0.1 (a free port unless given) with the shipped ingress in front of `replicas` */
 export async function startIngress (replicas: string[], o: { port?: number; replace?: Array<[string, string]> } = {}): Promise<Ingress> {
-  const dir = mkdtempSync(join(tmpdir(), 'oo-gw-test-ingress-'))
   const port = o.port ?? await freePort()
-  writeFileSync(join(dir, 'gateway.conf'), renderIngressConf(replicas, `127.0.0.1:${port}`, o.replace))
-  const conf = join(dir, 'nginx.conf')
-  writeFileSync(conf, `
-worker_processes 1;
-daemon off;
-master_process on;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-${process.getuid?.() === 0 ? 'user root;' : ''}
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  include ${dir}/gateway.conf;
-}
-`)
-  const proc: ChildProcess = spawn('nginx', ['-p', dir, '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => { resolve() }))
-  // nginx is no IPC child: it must not outlive a test run that crashes or is interrupted
-  const orphanGuard = (): void => { proc.kill('SIGKILL') }
-  process.once('exit', orphanGuard)
-  const errorLog = (): string => { try { return readFileSync(join(dir, 'error.log'), 'utf8') } catch { return '' } }
-  const close = async (): Promise<void> => {
-    process.off('exit', orphanGuard)
-    proc.kill('SIGTERM')
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())])
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-  }
-  // ready when the port accepts (the replicas need not be up yet)
-  for (let i = 0; ; i++) {
-    if (proc.exitCode !== null) {
-      const log = errorLog()
-      await close()
-      throw new Error(`nginx exited (${proc.exitCode}): ${stderr}${log}`)
-    }
-    const up = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1')
-      s.once('connect', () => { s.destroy(); resolve(true) })
-      s.once('error', () => { resolve(false) })
-    })
-    if (up) break
-    if (i > 100) { await close(); throw new Error('nginx did not start within 5 s') }
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return { url: `http://127.0.0.1:${port}`, port, dir, errorLog, close }
+  return await runNginx((dir) => {
+    writeFileSync(join(dir, 'gateway.conf'), renderIngressConf(replicas, `127.0.0.1:${port}`, o.replace))
+    return `  include ${dir}/gateway.conf;`
+  }, { port, prefix: 'oo-gw-test-ingress-' })
 }
 
 /** every value of a directive in the shipped file (`name value;`), in order */

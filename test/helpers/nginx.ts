@@ -1,10 +1,11 @@
-// A real nginx in front of a test gateway, as an ingress: started the way bench/nginx.ts starts
-// it (a temporary prefix directory, one worker, no daemon, a free loopback port), with the
-// gateway as its only upstream and the forwarding headers a test asks for. `nginxAvailable()`
+// A real nginx in front of test gateways, as an ingress: started the way bench/nginx.ts starts
+// it (a temporary prefix directory, one worker, no daemon, a free loopback port) — `runNginx`,
+// which the shipped ingress (test/helpers/ingress.ts) uses too — with the gateway as its only
+// upstream and the forwarding headers a test asks for (`startNginx`). `nginxAvailable()`
 // lets a test skip, saying why, where nginx is not installed (.ci/run installs nginx-light).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -16,7 +17,7 @@ export function nginxAvailable (): boolean {
   return spawnSync('nginx', ['-v'], { stdio: 'ignore' }).status === 0
 }
 
-async function freePort (): Promise<number> {
+export async function freePort (): Promise<number> {
   return await new Promise((resolve, reject) => {
     const s = createServer()
     s.once('error', reject)
@@ -28,10 +29,16 @@ async function freePort (): Promise<number> {
   })
 }
 
-/** nginx on 127.0.0.1 proxying everything to `upstream` (http://host:port) with `directives` in its location */
-export async function startNginx (upstream: string, directives: string): Promise<Nginx> {
-  const dir = mkdtempSync(join(tmpdir(), 'oo-gw-test-nginx-'))
-  const port = await freePort()
+export interface RunningNginx extends Nginx { port: number; dir: string; errorLog: () => string }
+
+/**
+ * nginx on 127.0.0.1:`port` (a free one unless given) in a temporary prefix directory, with
+ * `http(dir, port)` as the body of its http block; ready once its port accepts. Closed by the
+ * caller, or killed when the test process exits.
+ */
+export async function runNginx (http: (dir: string, port: number) => string, o: { port?: number; prefix?: string } = {}): Promise<RunningNginx> {
+  const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'oo-gw-test-nginx-'))
+  const port = o.port ?? await freePort()
   const conf = join(dir, 'nginx.conf')
   writeFileSync(conf, `
 worker_processes 1;
@@ -48,15 +55,7 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass ${upstream};
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      ${directives}
-    }
-  }
+${http(dir, port)}
 }
 `)
   const proc: ChildProcess = spawn('nginx', ['-p', dir, '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] })
@@ -66,24 +65,43 @@ http {
   // nginx is no IPC child: it must not outlive a test run that crashes or is interrupted
   const orphanGuard = (): void => { proc.kill('SIGKILL') }
   process.once('exit', orphanGuard)
-  const url = `http://127.0.0.1:${port}`
+  const errorLog = (): string => { try { return readFileSync(join(dir, 'error.log'), 'utf8') } catch { return '' } }
+  const close = async (): Promise<void> => {
+    process.off('exit', orphanGuard)
+    proc.kill('SIGTERM')
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())])
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
+  // ready when the port accepts (the upstreams need not be up yet)
   for (let i = 0; ; i++) {
     if (proc.exitCode !== null) {
-      const log = ((): string => { try { return readFileSync(join(dir, 'error.log'), 'utf8') } catch { return '' } })()
+      const log = errorLog()
+      await close()
       throw new Error(`nginx exited (${proc.exitCode}): ${stderr}${log}`)
     }
-    if (await fetch(`${url}/healthz`).then(() => true, () => false)) break
-    if (i > 100) throw new Error('nginx did not start within 5 s')
+    const up = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1')
+      s.once('connect', () => { s.destroy(); resolve(true) })
+      s.once('error', () => { resolve(false) })
+    })
+    if (up) break
+    if (i > 100) { await close(); throw new Error('nginx did not start within 5 s') }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  return {
-    url,
-    close: async () => {
-      process.off('exit', orphanGuard)
-      proc.kill('SIGTERM')
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())])
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
-      rmSync(dir, { recursive: true, force: true })
+  return { url: `http://127.0.0.1:${port}`, port, dir, errorLog, close }
+}
+
+/** nginx on 127.0.0.1 proxying everything to `upstream` (http://host:port) with `directives` in its location */
+export async function startNginx (upstream: string, directives: string): Promise<Nginx> {
+  return await runNginx((_dir, port) => `
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass ${upstream};
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      ${directives}
     }
-  }
+  }`)
 }
