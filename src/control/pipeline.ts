@@ -235,15 +235,11 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
         throw new GatewayError('upstream_unavailable', { requestId, message: 'The remote is not answering; nothing was sent. Retry shortly.', headers: { 'retry-after': String(wait) } })
       }
       d.onStep?.('before-pending', requestId)
-      if (again === 'unsent') {
-        // compare-and-set: of two retries of one unsent request, one runs
-        if (!(await d.ledger.retryUnsent(requestId, { owner: d.instanceId, deadline, controllerEpoch, at }))) {
-          const raced = priorUse(await d.ledger.get(requestId), req.caller, hash)
-          if (raced !== undefined && raced !== 'unsent') return replay(raced)
-          throw new GatewayError('request_in_flight', { requestId })
-        }
-      } else {
-        const inserted = await d.ledger.insertPending({
+      // an unsent record goes back to pending by compare-and-set, a new one is inserted; either
+      // way, losing the race means another request with this id got there first
+      const won = again === 'unsent'
+        ? await d.ledger.retryUnsent(requestId, { owner: d.instanceId, deadline, controllerEpoch, at })
+        : await d.ledger.insertPending({
           requestId,
           campaignId: req.campaignId,
           caller: req.caller.name,
@@ -254,12 +250,11 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
           owner: d.instanceId,
           deadline,
           createdAt: at
-        })
-        if (inserted === 'exists') {
-          const raced = priorUse(await d.ledger.get(requestId), req.caller, hash)
-          if (raced !== undefined && raced !== 'unsent') return replay(raced)
-          throw new GatewayError('request_in_flight', { requestId })
-        }
+        }) === 'inserted'
+      if (!won) {
+        const raced = priorUse(await d.ledger.get(requestId), req.caller, hash)
+        if (raced !== undefined && raced !== 'unsent') return replay(raced)
+        throw new GatewayError('request_in_flight', { requestId })
       }
 
       d.onStep?.('before-send', requestId)
