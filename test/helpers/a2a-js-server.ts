@@ -22,7 +22,7 @@ export interface SdkServerOptions {
   mode: SdkMode
   /** interfaces the served card lists, by version (default: the mode's own) */
   cardVersions?: string[]
-  signer?: { privateKey: CryptoKey; kid: string; alg: string }
+  signer?: { privateKey: Parameters<typeof generateAgentCardSignature>[0]; kid: string; alg: string }
 }
 
 export interface SdkServer {
