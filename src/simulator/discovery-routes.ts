@@ -1,11 +1,14 @@
 // Read-only discovery routes (no auth): health, docs, both agent card paths as each profile
-// serves them, and the seed's wrong routes, which must fail rather than alias the methods.
+// (and, on v1.0, the SDK) serves them, in the version the request picks, and the seed's wrong
+// routes, which must fail rather than alias the methods.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { defaultCard } from './card.js'
+import { supportedInterfaces, v1Card } from './card-v1.js'
 import { controlExtension } from './control-options.js'
 import { DOCS_HTML, FASTA2A_DOCS_HTML, WRONG_ROUTES, a2aDocs } from './docs.js'
 import type { RouteName } from './fault-book.js'
 import { pause, sendFault } from './fault-replies.js'
+import { A2A_VERSION_HEADER, cardWire } from './protocol.js'
 import type { SimulatorState } from './state.js'
 
 export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
@@ -24,10 +27,12 @@ export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
     })
     app.get('/a2a/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(FASTA2A_DOCS_HTML))
 
-    // FastA2A serves agent.json; OpenOperator adds agent-card.json; a2a-js serves only agent-card.json.
-    const { profile } = state.opts
-    app.get('/a2a/.well-known/agent-card.json', cardHandler(state, 'agent-card', profile !== 'fasta2a'))
-    app.get('/a2a/.well-known/agent.json', cardHandler(state, 'agent-json', profile !== 'a2a-js'))
+    // FastA2A serves agent.json; OpenOperator adds agent-card.json; a2a-js serves only
+    // agent-card.json, and so does any v1.0 server (agent.json is the v0.2 path).
+    const { profile, protocol } = state.opts
+    const v1 = protocol !== 'v0.3'
+    app.get(AGENT_CARD, cardHandler(state, 'agent-card', v1 || profile !== 'fasta2a'))
+    app.get(AGENT_JSON, cardHandler(state, 'agent-json', !v1 && profile !== 'a2a-js'))
 
     // a `wrongRoute` fault plays a misrouted server that answers one of them
     for (const url of WRONG_ROUTES) {
@@ -43,26 +48,38 @@ export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
   }
 }
 
-export function currentCard(state: SimulatorState): Record<string, unknown> {
-  const card = defaultCard(state.origin, {
-    argusEnabled: state.opts.argusEnabled,
-    authSchemes: state.opts.secret === undefined ? undefined : state.opts.authSchemes
-  })
+const AGENT_CARD = '/a2a/.well-known/agent-card.json'
+const AGENT_JSON = '/a2a/.well-known/agent.json'
+
+/** The card of one version, as the test's transform leaves it. */
+export function currentCard(state: SimulatorState, version: '0.3' | '1.0'): Record<string, unknown> {
+  const opts = { argusEnabled: state.opts.argusEnabled, authSchemes: state.opts.secret === undefined ? undefined : state.opts.authSchemes }
+  const versions = state.opts.protocol === 'dual' ? ['1.0', '0.3'] : ['1.0']
+  const card = version === '1.0' ? v1Card(state.origin, versions, opts) : defaultCard(state.origin, opts)
   const { control } = state.opts
   if (control?.advertise === true) {
     const capabilities = card.capabilities as Record<string, unknown>
     card.capabilities = { ...capabilities, extensions: [controlExtension(control)] }
   }
+  // the SDK's v0.3 card on a dual server embeds every interface the server has
+  if (version === '0.3' && state.opts.protocol === 'dual') card.supportedInterfaces = supportedInterfaces(state.origin, versions)
   return state.cardTransform === undefined ? card : state.cardTransform(card)
 }
 
 function cardHandler(state: SimulatorState, route: RouteName, served: boolean) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const card = currentCard(state)
+    const card = currentCard(state, cardWire(state.opts.protocol, headerOf(request, A2A_VERSION_HEADER)))
     if (await faulted(state, route, request, reply, card)) return reply
     if (!served) return plain(reply, 404, 'Not Found')
+    // the version picks a dual server's card, so caches must key on it
+    if (state.opts.protocol === 'dual') reply.header('vary', 'A2A-Version')
     return reply.type('application/json').send(JSON.stringify(card))
   }
+}
+
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
 }
 
 /** Applies the route's next fault; true when the fault answered (or dropped) the request. */

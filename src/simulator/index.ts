@@ -28,6 +28,7 @@ export type {
   SimulatorControl,
   SimulatorOptions,
   SimulatorProfile,
+  SimulatorProtocol,
   WireProfile
 } from './types.js'
 export { defaultCard } from './card.js'
@@ -36,6 +37,7 @@ export { ARGUS_URN } from './argus.js'
 export { CONTROL_URN } from './control-options.js'
 export { CONTROL_REFUSED_CODE } from './control-rules.js'
 export { DEFAULT_SOURCE_SHA } from './state.js'
+export { SIMULATOR_PROTOCOLS } from './protocol.js'
 export { DEMO_FILE_PATH, DEMO_TASK_ID }
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
@@ -70,7 +72,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       now: () => state.control.now()
     },
     held: () => state.held.list(),
-    deliverHeld: (filter) => state.held.deliver((body, ctx) => handleRpc(state, body, ctx), filter),
+    deliverHeld: (filter) => state.held.deliver((input) => handleRpc(state, input), filter),
     dropHeld: (filter) => state.held.drop(filter),
     reset: () => {
       // In place: callers may hold on to `received`.

@@ -2,12 +2,13 @@
 // the injected faults, the card transform, the task store, the campaign-control book and the
 // held requests. One object per simulator, so several simulators can run side by side in one
 // test process.
-import type { AuthScheme, CardTransform, ReceivedRequest, SimulatorOptions, WireProfile } from './types.js'
+import type { AuthScheme, CardTransform, ReceivedRequest, SimulatorOptions, SimulatorProtocol, WireProfile } from './types.js'
 import { ControlBook } from './control-book.js'
 import type { ResolvedControl } from './control-options.js'
 import { resolveControl } from './control-options.js'
 import { FaultBook } from './fault-book.js'
 import { HeldRequests } from './held-requests.js'
+import { SIMULATOR_PROTOCOLS } from './protocol.js'
 import { TaskStore } from './task-store.js'
 
 export const DEFAULT_SOURCE_SHA = '5e1f0c0ffee0123456789abcdef0123456789abc'
@@ -24,6 +25,7 @@ export interface ResolvedOptions {
   initialCard: CardTransform | undefined
   /** Set when campaign control is served. */
   control: ResolvedControl | undefined
+  protocol: SimulatorProtocol
 }
 
 export interface SimulatorState {
@@ -47,6 +49,8 @@ export function resolveOptions(opts: SimulatorOptions): ResolvedOptions {
   const controlOptions = opts.campaignControl ?? (requested === 'campaign-control' ? {} : undefined)
   const taskSteps = opts.taskSteps ?? 2
   if (!Number.isInteger(taskSteps) || taskSteps < 0) throw new TypeError('taskSteps must be a non-negative integer')
+  const protocol = opts.protocol ?? 'v0.3'
+  if (!SIMULATOR_PROTOCOLS.includes(protocol)) throw new TypeError(`protocol must be one of ${SIMULATOR_PROTOCOLS.join(', ')}`)
   const sourceSha = opts.sourceSha ?? DEFAULT_SOURCE_SHA
   if (!/^[0-9a-f]{40}$/.test(sourceSha)) throw new TypeError('sourceSha must be 40 lower-case hex characters')
   return {
@@ -58,7 +62,8 @@ export function resolveOptions(opts: SimulatorOptions): ResolvedOptions {
     taskSteps,
     argusTaskSteps: opts.taskSteps ?? (profile === 'openoperator' ? 0 : 2),
     initialCard: opts.card,
-    control: controlOptions === undefined ? undefined : resolveControl(controlOptions)
+    control: controlOptions === undefined ? undefined : resolveControl(controlOptions, protocol),
+    protocol
   }
 }
 

@@ -10,6 +10,17 @@ export type SimulatorProfile = WireProfile | 'campaign-control'
 
 export type AuthScheme = 'bearer' | 'x-api-key'
 
+/**
+ * Which A2A protocol the remote speaks, orthogonal to the profile. 'v0.3': today's remote,
+ * no version negotiation. 'v1.0': an @a2a-js/sdk 1.x server, v1.0 only (card without `url`,
+ * `SendMessage`/`GetTask`/`CancelTask`, -32009 for any `A2A-Version` but 1.0). 'dual': the
+ * same server with v0.3 compatibility on, the version picked per request by `A2A-Version`
+ * (absent or 0.3: v0.3, exactly as 'v0.3'). Under v1.0 the JSON-RPC layer (framing, errors,
+ * blocking, cancel of a finished task) is the SDK's whatever the profile; the profile still
+ * shapes the tasks (steps, timestamps, metadata, where a result lands).
+ */
+export type SimulatorProtocol = 'v0.3' | 'v1.0' | 'dual'
+
 export interface SimulatorOptions {
   profile?: SimulatorProfile
   /** When set, POST /a2a/ requires it (401 JSON otherwise). */
@@ -30,6 +41,8 @@ export interface SimulatorOptions {
   card?: CardTransform
   /** Serve (and by default advertise) the campaign-control extension. */
   campaignControl?: CampaignControlOptions
+  /** Default 'v0.3'. */
+  protocol?: SimulatorProtocol
 }
 
 /** The logical operations of urn:openoperator:campaign-control:v1 (docs/design.md#campaign-control). */
@@ -37,9 +50,10 @@ export type ControlOperation = 'claim_control' | 'read_control' | 'renew_control
 
 export interface CampaignControlOptions {
   /**
-   * Method name per operation, advertised and served (default: the seed's map). A null
-   * removes the operation from the card and the server, which then answers its default
-   * method name as an unknown method (for `cancel`: `tasks/cancel` itself).
+   * Method name per operation, advertised and served (default: the seed's map; on the v1.0
+   * and dual protocols `cancel` is `CancelTask`). A null removes the operation from the card
+   * and the server, which then answers its default method name as an unknown method (for
+   * `cancel`: the standard cancel itself, `tasks/cancel` or, under v1.0, `CancelTask`).
    */
   operations?: Partial<Record<ControlOperation, string | null>>
   /** false: advertised as such, and mutations skip the lease and epoch checks. Default true. */
@@ -50,7 +64,7 @@ export interface CampaignControlOptions {
   projectSelection?: boolean
   /** false: serve the extension without putting it in the card. Default true. */
   advertise?: boolean
-  /** States a submitted task walks, one per tasks/get; it stays in the last. Default ['submitted', 'working']. */
+  /** States a submitted task walks, one per tasks/get; it stays in the last. Default ['submitted', 'working']. v0.3 names or TASK_STATE_* ones. */
   submissionStates?: string[]
   /** The control clock in ms since the epoch (default Date.now); `control.advanceClock` adds to it. */
   now?: () => number
@@ -177,6 +191,7 @@ export type Fault =
   | { kind: 'wrong-id' }
   | { kind: 'invalid-json' }
   | { kind: 'argus-error'; code: ArgusErrorCode; placement: ArgusErrorPlacement }
+  /** states: v0.3 names ('working') or v1.0 ones ('TASK_STATE_WORKING'), served in the request's wire either way */
   | { kind: 'task-states'; states: string[]; final?: 'payload' | { error: string } }
   /**
    * POST /a2a/ only: a late arrival. The front end accepts the request but the handler has
@@ -211,6 +226,7 @@ export interface Simulator {
   rpcCalls(): RpcCall[]
   inject(target: FaultTarget, fault: Fault, times?: number): void
   clearFaults(): void
+  /** The card transform (on dual: applied to each version's card). */
   setCard(transform: CardTransform | undefined): void
   addTask(task: Record<string, unknown>): void
   getTask(id: string): Record<string, unknown> | undefined
