@@ -1,10 +1,8 @@
 // Read-only discovery routes (no auth): health, docs, both agent card paths as each profile
-// (and, on v1.0, the SDK) serves them, in the version the request picks, and the seed's wrong
-// routes, which must fail rather than alias the methods.
+// (and, on v1.0, the SDK) serves them, and the seed's wrong routes, which must fail rather
+// than alias the methods. A card answer is built and cached by ETag (card-serving.ts).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { defaultCard } from './card.js'
-import { supportedInterfaces, v1Card } from './card-v1.js'
-import { controlExtension } from './control-options.js'
+import { cardBody, currentCard, sendCard } from './card-serving.js'
 import { DOCS_HTML, FASTA2A_DOCS_HTML, WRONG_ROUTES, a2aDocs } from './docs.js'
 import type { RouteName } from './fault-book.js'
 import { pause, sendFault } from './fault-replies.js'
@@ -31,8 +29,8 @@ export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
     // agent-card.json, and so does any v1.0 server (agent.json is the v0.2 path).
     const { profile, protocol } = state.opts
     const v1 = protocol !== 'v0.3'
-    app.get(AGENT_CARD, cardHandler(state, 'agent-card', v1 || profile !== 'fasta2a'))
-    app.get(AGENT_JSON, cardHandler(state, 'agent-json', !v1 && profile !== 'a2a-js'))
+    app.get(AGENT_CARD, cardHandler(state, 'agent-card', AGENT_CARD, v1 || profile !== 'fasta2a'))
+    app.get(AGENT_JSON, cardHandler(state, 'agent-json', AGENT_JSON, !v1 && profile !== 'a2a-js'))
 
     // a `wrongRoute` fault plays a misrouted server that answers one of them
     for (const url of WRONG_ROUTES) {
@@ -51,30 +49,23 @@ export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
 const AGENT_CARD = '/a2a/.well-known/agent-card.json'
 const AGENT_JSON = '/a2a/.well-known/agent.json'
 
-/** The card of one version, as the test's transform leaves it. */
-export function currentCard(state: SimulatorState, version: '0.3' | '1.0'): Record<string, unknown> {
-  const opts = { argusEnabled: state.opts.argusEnabled, authSchemes: state.opts.secret === undefined ? undefined : state.opts.authSchemes }
-  const versions = state.opts.protocol === 'dual' ? ['1.0', '0.3'] : ['1.0']
-  const card = version === '1.0' ? v1Card(state.origin, versions, opts) : defaultCard(state.origin, opts)
-  const { control } = state.opts
-  if (control?.advertise === true) {
-    const capabilities = card.capabilities as Record<string, unknown>
-    card.capabilities = { ...capabilities, extensions: [controlExtension(control)] }
+function cardHandler(state: SimulatorState, route: RouteName, path: string, served: boolean) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const version = cardWire(state.opts.protocol, headerOf(request, A2A_VERSION_HEADER))
+    if (await faulted(state, route, request, reply, () => currentCard(state, version))) return reply
+    if (!served) {
+      countCard(state, path, 404)
+      return plain(reply, 404, 'Not Found')
+    }
+    const status = sendCard(state, request, reply, await cardBody(state, version))
+    countCard(state, path, status)
+    return reply
   }
-  // the SDK's v0.3 card on a dual server embeds every interface the server has
-  if (version === '0.3' && state.opts.protocol === 'dual') card.supportedInterfaces = supportedInterfaces(state.origin, versions)
-  return state.cardTransform === undefined ? card : state.cardTransform(card)
 }
 
-function cardHandler(state: SimulatorState, route: RouteName, served: boolean) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const card = currentCard(state, cardWire(state.opts.protocol, headerOf(request, A2A_VERSION_HEADER)))
-    if (await faulted(state, route, request, reply, card)) return reply
-    if (!served) return plain(reply, 404, 'Not Found')
-    // the version picks a dual server's card, so caches must key on it
-    if (state.opts.protocol === 'dual') reply.header('vary', 'A2A-Version')
-    return reply.type('application/json').send(JSON.stringify(card))
-  }
+function countCard(state: SimulatorState, path: string, status: number): void {
+  const counts = (state.cardCounts[path] ??= {})
+  counts[status] = (counts[status] ?? 0) + 1
 }
 
 function headerOf(request: FastifyRequest, name: string): string | undefined {
@@ -83,13 +74,13 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** Applies the route's next fault; true when the fault answered (or dropped) the request. */
-async function faulted(state: SimulatorState, route: RouteName, request: FastifyRequest, reply: FastifyReply, base: Record<string, unknown>, path?: string): Promise<boolean> {
+async function faulted(state: SimulatorState, route: RouteName, request: FastifyRequest, reply: FastifyReply, base: Record<string, unknown> | (() => Record<string, unknown>), path?: string): Promise<boolean> {
   const fault = state.faults.takeForRequest({ route, path })
   if (fault === undefined) return false
   if (fault.kind === 'delay') return !(await pause(state, request, reply, fault.ms))
   // rpc-only kinds never reach a GET route (the fault book filters them).
   if (fault.kind === 'wrong-id' || fault.kind === 'hold') return false
-  await sendFault(request, reply, fault, base)
+  await sendFault(request, reply, fault, typeof base === 'function' ? base() : base)
   return true
 }
 

@@ -13,6 +13,8 @@ export type {
   AppliedMutation,
   AuthScheme,
   CampaignControlOptions,
+  CardCacheOptions,
+  CardRequestCounts,
   CardTransform,
   ControlOperation,
   Fault,
@@ -59,6 +61,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setCard: (transform) => {
       state.cardTransform = transform
     },
+    cardRequests: () => structuredClone(state.cardCounts),
     addTask: (task) => state.tasks.add(task),
     getTask: (id) => state.tasks.get(id),
     control: {
@@ -77,6 +80,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     reset: () => {
       // In place: callers may hold on to `received`.
       state.received.length = 0
+      state.cardCounts = {}
       state.faults.clear()
       state.cardTransform = opts.initialCard
     },

@@ -1,8 +1,8 @@
 // The simulator's mutable state, shared by its routes: resolved options, what it received,
-// the injected faults, the card transform, the task store, the campaign-control book and the
-// held requests. One object per simulator, so several simulators can run side by side in one
-// test process.
-import type { AuthScheme, CardTransform, ReceivedRequest, SimulatorOptions, SimulatorProtocol, WireProfile } from './types.js'
+// the injected faults, the card transform and the card answer counts, the task store, the
+// campaign-control book and the held requests. One object per simulator, so several
+// simulators can run side by side in one test process.
+import type { AuthScheme, CardCacheOptions, CardRequestCounts, CardTransform, ReceivedRequest, SimulatorOptions, SimulatorProtocol, WireProfile } from './types.js'
 import { ControlBook } from './control-book.js'
 import type { ResolvedControl } from './control-options.js'
 import { resolveControl } from './control-options.js'
@@ -26,6 +26,8 @@ export interface ResolvedOptions {
   /** Set when campaign control is served. */
   control: ResolvedControl | undefined
   protocol: SimulatorProtocol
+  /** Undefined: no caching headers. */
+  cardCache: Required<CardCacheOptions> | undefined
 }
 
 export interface SimulatorState {
@@ -39,6 +41,8 @@ export interface SimulatorState {
   /** Requests a `hold` fault parked before the handler. */
   held: HeldRequests
   cardTransform: CardTransform | undefined
+  /** Card answers by path and status. */
+  cardCounts: CardRequestCounts
   /** Aborted on close, so a long injected delay or a held request cannot hold the server open. */
   closing: AbortController
 }
@@ -63,8 +67,17 @@ export function resolveOptions(opts: SimulatorOptions): ResolvedOptions {
     argusTaskSteps: opts.taskSteps ?? (profile === 'openoperator' ? 0 : 2),
     initialCard: opts.card,
     control: controlOptions === undefined ? undefined : resolveControl(controlOptions, protocol),
-    protocol
+    protocol,
+    cardCache: resolveCardCache(opts.cardCache, protocol)
   }
+}
+
+// The SDK's card handler always sends caching headers (max-age 3600); today's v0.3 remote sends none.
+function resolveCardCache(cache: CardCacheOptions | undefined, protocol: SimulatorProtocol): Required<CardCacheOptions> | undefined {
+  if (cache === undefined && protocol === 'v0.3') return undefined
+  const maxAgeSeconds = cache?.maxAgeSeconds ?? 3600
+  if (!Number.isInteger(maxAgeSeconds) || maxAgeSeconds < 0) throw new TypeError('cardCache.maxAgeSeconds must be a non-negative integer')
+  return { maxAgeSeconds, etag: cache?.etag ?? true }
 }
 
 export function createState(opts: ResolvedOptions): SimulatorState {
@@ -78,6 +91,7 @@ export function createState(opts: ResolvedOptions): SimulatorState {
     control: new ControlBook(opts.control?.clock ?? Date.now),
     held: new HeldRequests(closing.signal),
     cardTransform: opts.initialCard,
+    cardCounts: {},
     closing
   }
 }

@@ -21,6 +21,17 @@ export type AuthScheme = 'bearer' | 'x-api-key'
  */
 export type SimulatorProtocol = 'v0.3' | 'v1.0' | 'dual'
 
+/** Agent card caching headers (A2A v1.0 §8.6). */
+export interface CardCacheOptions {
+  /** `Cache-Control: public, max-age=N`; 0 sends `no-cache`. Default 3600. */
+  maxAgeSeconds?: number
+  /** An `ETag` (W/"<16 hex of sha256 of the body>") and 304 for a matching If-None-Match. Default true. */
+  etag?: boolean
+}
+
+/** Card answers by status (200, 304, 404), per path, e.g. `{ '/a2a/.well-known/agent-card.json': { 200: 1, 304: 2 } }`. */
+export type CardRequestCounts = Record<string, Record<number, number>>
+
 export interface SimulatorOptions {
   profile?: SimulatorProfile
   /** When set, POST /a2a/ requires it (401 JSON otherwise). */
@@ -43,6 +54,8 @@ export interface SimulatorOptions {
   campaignControl?: CampaignControlOptions
   /** Default 'v0.3'. */
   protocol?: SimulatorProtocol
+  /** Default: off for v0.3 (no caching headers), `{ maxAgeSeconds: 3600, etag: true }` for v1.0 and dual. */
+  cardCache?: CardCacheOptions
 }
 
 /** The logical operations of urn:openoperator:campaign-control:v1 (docs/design.md#campaign-control). */
@@ -228,6 +241,8 @@ export interface Simulator {
   clearFaults(): void
   /** The card transform (on dual: applied to each version's card). */
   setCard(transform: CardTransform | undefined): void
+  /** Card answers so far, by path and status; cleared by `reset()`. */
+  cardRequests(): CardRequestCounts
   addTask(task: Record<string, unknown>): void
   getTask(id: string): Record<string, unknown> | undefined
   control: SimulatorControl
@@ -241,7 +256,7 @@ export interface Simulator {
   deliverHeld(filter?: (r: HeldRequest) => boolean): number
   /** Forgets held requests (matching `filter`, default all) unapplied, as a remote that lost them, and resets their connections. Returns the count. */
   dropHeld(filter?: (r: HeldRequest) => boolean): number
-  /** Clears received requests, faults and the card transform; tasks, control state and held requests stay. */
+  /** Clears received requests, card answer counts, faults and the card transform; tasks, control state and held requests stay. */
   reset(): void
   /** Drops held requests and any pending delay, so it never waits for them. */
   close(): Promise<void>
