@@ -1,8 +1,9 @@
 // How a card answer is made and written: the version's card (v0.3 or v1.0 shape, the
-// campaign-control extension when advertised, the test's transform), then caching as
-// @a2a-js/sdk's card handler does it (A2A v1.0 §8.6): ETag W/"<first 16 hex of sha256 of
-// the exact body>", Cache-Control, 304 for a matching If-None-Match, and Vary: A2A-Version
-// wherever the version picks the card.
+// campaign-control extension when advertised, the test's transform), signed (a dual server's v0.3
+// card carries the v1.0 card's signatures, as the SDK's compat card copies them), then the
+// after-signing transform, then caching as @a2a-js/sdk's card handler does it (A2A v1.0
+// §8.6): ETag W/"<first 16 hex of sha256 of the exact body>", Cache-Control, 304 for a
+// matching If-None-Match, and Vary: A2A-Version wherever the version picks the card.
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { defaultCard } from './card.js'
@@ -10,7 +11,7 @@ import { supportedInterfaces, v1Card } from './card-v1.js'
 import { controlExtension } from './control-options.js'
 import type { SimulatorState } from './state.js'
 
-/** The card of one version, as the test's transform leaves it. */
+/** The card of one version, transformed but not yet signed. */
 export function currentCard(state: SimulatorState, version: '0.3' | '1.0'): Record<string, unknown> {
   const opts = { argusEnabled: state.opts.argusEnabled, authSchemes: state.opts.secret === undefined ? undefined : state.opts.authSchemes }
   const versions = state.opts.protocol === 'dual' ? ['1.0', '0.3'] : ['1.0']
@@ -27,7 +28,17 @@ export function currentCard(state: SimulatorState, version: '0.3' | '1.0'): Reco
 
 /** The exact body of the card this version is served. */
 export async function cardBody(state: SimulatorState, version: '0.3' | '1.0'): Promise<string> {
-  return JSON.stringify(currentCard(state, version))
+  let card = currentCard(state, version)
+  if (version === '0.3' && state.opts.protocol === 'dual') {
+    if (state.signer.enabled) {
+      const { signatures } = await state.signer.sign('1.0', currentCard(state, '1.0'))
+      card = { ...card, signatures }
+    }
+  } else {
+    card = await state.signer.sign(version, card)
+  }
+  if (state.cardAfterSigning !== undefined) card = state.cardAfterSigning(card)
+  return JSON.stringify(card)
 }
 
 /** Writes the card (or a 304) with the caching headers; returns the status sent. */

@@ -1,6 +1,7 @@
 // Read-only discovery routes (no auth): health, docs, both agent card paths as each profile
 // (and, on v1.0, the SDK) serves them, and the seed's wrong routes, which must fail rather
-// than alias the methods. A card answer is built and cached by ETag (card-serving.ts).
+// than alias the methods. A card answer is built, signed, tampered with if a test asks,
+// then cached by ETag (card-serving.ts).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { cardBody, currentCard, sendCard } from './card-serving.js'
 import { DOCS_HTML, FASTA2A_DOCS_HTML, WRONG_ROUTES, a2aDocs } from './docs.js'

@@ -15,6 +15,8 @@ export type {
   CampaignControlOptions,
   CardCacheOptions,
   CardRequestCounts,
+  CardSigningKey,
+  CardSigningOptions,
   CardTransform,
   ControlOperation,
   Fault,
@@ -44,7 +46,7 @@ export { DEMO_FILE_PATH, DEMO_TASK_ID }
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const opts = resolveOptions(options)
-  const state = createState(opts)
+  const state = createState(opts, options.cardSigning)
   const app = buildSimulatorApp(state, options.tls)
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 })
   state.origin = originOf(app.server.address() as AddressInfo, options.tls !== undefined)
@@ -61,6 +63,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setCard: (transform) => {
       state.cardTransform = transform
     },
+    setCardAfterSigning: (transform) => {
+      state.cardAfterSigning = transform
+    },
+    setCardSigning: (signing) => state.signer.set(signing),
     cardRequests: () => structuredClone(state.cardCounts),
     addTask: (task) => state.tasks.add(task),
     getTask: (id) => state.tasks.get(id),
@@ -83,6 +89,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       state.cardCounts = {}
       state.faults.clear()
       state.cardTransform = opts.initialCard
+      state.cardAfterSigning = opts.initialCardAfterSigning
     },
     close: () => {
       closed ??= (async () => {

@@ -1,8 +1,9 @@
 // The simulator's mutable state, shared by its routes: resolved options, what it received,
-// the injected faults, the card transform and the card answer counts, the task store, the
+// the injected faults, the card transforms and signing keys, the task store, the
 // campaign-control book and the held requests. One object per simulator, so several
 // simulators can run side by side in one test process.
-import type { AuthScheme, CardCacheOptions, CardRequestCounts, CardTransform, ReceivedRequest, SimulatorOptions, SimulatorProtocol, WireProfile } from './types.js'
+import type { AuthScheme, CardCacheOptions, CardRequestCounts, CardSigningOptions, CardTransform, ReceivedRequest, SimulatorOptions, SimulatorProtocol, WireProfile } from './types.js'
+import { CardSigner } from './card-signing.js'
 import { ControlBook } from './control-book.js'
 import type { ResolvedControl } from './control-options.js'
 import { resolveControl } from './control-options.js'
@@ -23,6 +24,7 @@ export interface ResolvedOptions {
   /** Polls an Argus read's task needs: taskSteps when given, else 0 for openoperator (reads bypass the model). */
   argusTaskSteps: number
   initialCard: CardTransform | undefined
+  initialCardAfterSigning: CardTransform | undefined
   /** Set when campaign control is served. */
   control: ResolvedControl | undefined
   protocol: SimulatorProtocol
@@ -41,6 +43,9 @@ export interface SimulatorState {
   /** Requests a `hold` fault parked before the handler. */
   held: HeldRequests
   cardTransform: CardTransform | undefined
+  cardAfterSigning: CardTransform | undefined
+  /** The signing keys and the signatures of the last card bodies they signed. */
+  signer: CardSigner
   /** Card answers by path and status. */
   cardCounts: CardRequestCounts
   /** Aborted on close, so a long injected delay or a held request cannot hold the server open. */
@@ -66,6 +71,7 @@ export function resolveOptions(opts: SimulatorOptions): ResolvedOptions {
     taskSteps,
     argusTaskSteps: opts.taskSteps ?? (profile === 'openoperator' ? 0 : 2),
     initialCard: opts.card,
+    initialCardAfterSigning: opts.cardAfterSigning,
     control: controlOptions === undefined ? undefined : resolveControl(controlOptions, protocol),
     protocol,
     cardCache: resolveCardCache(opts.cardCache, protocol)
@@ -80,7 +86,7 @@ function resolveCardCache(cache: CardCacheOptions | undefined, protocol: Simulat
   return { maxAgeSeconds, etag: cache?.etag ?? true }
 }
 
-export function createState(opts: ResolvedOptions): SimulatorState {
+export function createState(opts: ResolvedOptions, signing?: CardSigningOptions): SimulatorState {
   const closing = new AbortController()
   return {
     opts,
@@ -91,6 +97,8 @@ export function createState(opts: ResolvedOptions): SimulatorState {
     control: new ControlBook(opts.control?.clock ?? Date.now),
     held: new HeldRequests(closing.signal),
     cardTransform: opts.initialCard,
+    cardAfterSigning: opts.initialCardAfterSigning,
+    signer: new CardSigner(signing),
     cardCounts: {},
     closing
   }

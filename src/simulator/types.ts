@@ -1,6 +1,7 @@
 // The simulator's public types: what tests configure, inject and inspect.
 // Kept apart from the implementation so the gateway's tests can import types without
 // pulling in Fastify.
+import type { CryptoKey, JWK, KeyObject } from 'jose'
 
 /** How the remote answers on the wire (refusals, history, cancel, blocking). */
 export type WireProfile = 'openoperator' | 'fasta2a' | 'a2a-js'
@@ -29,6 +30,18 @@ export interface CardCacheOptions {
   etag?: boolean
 }
 
+export interface CardSigningKey {
+  privateKey: CryptoKey | KeyObject | JWK
+  kid: string
+  /** A JWS algorithm the key can sign with, e.g. 'ES256' or 'RS256'. */
+  alg: string
+}
+
+/** Signed agent cards (A2A v1.0 §8.4): one JWS signature per key, over the canonical card. */
+export interface CardSigningOptions {
+  keys: CardSigningKey[]
+}
+
 /** Card answers by status (200, 304, 404), per path, e.g. `{ '/a2a/.well-known/agent-card.json': { 200: 1, 304: 2 } }`. */
 export type CardRequestCounts = Record<string, Record<number, number>>
 
@@ -49,13 +62,17 @@ export interface SimulatorOptions {
    * `completed` at once, the reads bypass every model call). Setting it applies to all tasks.
    */
   taskSteps?: number
+  /** Applied to the card before it is signed (so a transformed card is still validly signed). */
   card?: CardTransform
+  /** Applied to the served card after signing: a tampered card, for signature tests. */
+  cardAfterSigning?: CardTransform
   /** Serve (and by default advertise) the campaign-control extension. */
   campaignControl?: CampaignControlOptions
   /** Default 'v0.3'. */
   protocol?: SimulatorProtocol
   /** Default: off for v0.3 (no caching headers), `{ maxAgeSeconds: 3600, etag: true }` for v1.0 and dual. */
   cardCache?: CardCacheOptions
+  cardSigning?: CardSigningOptions
 }
 
 /** The logical operations of urn:openoperator:campaign-control:v1 (docs/design.md#campaign-control). */
@@ -239,8 +256,12 @@ export interface Simulator {
   rpcCalls(): RpcCall[]
   inject(target: FaultTarget, fault: Fault, times?: number): void
   clearFaults(): void
-  /** The card transform (on dual: applied to each version's card). */
+  /** The card transform applied before signing (on dual: to each version's card). */
   setCard(transform: CardTransform | undefined): void
+  /** The transform applied after signing, to the card as served. */
+  setCardAfterSigning(transform: CardTransform | undefined): void
+  /** Replaces the signing keys (undefined: unsigned cards), for key rotation tests. */
+  setCardSigning(signing: CardSigningOptions | undefined): void
   /** Card answers so far, by path and status; cleared by `reset()`. */
   cardRequests(): CardRequestCounts
   addTask(task: Record<string, unknown>): void
@@ -256,7 +277,7 @@ export interface Simulator {
   deliverHeld(filter?: (r: HeldRequest) => boolean): number
   /** Forgets held requests (matching `filter`, default all) unapplied, as a remote that lost them, and resets their connections. Returns the count. */
   dropHeld(filter?: (r: HeldRequest) => boolean): number
-  /** Clears received requests, card answer counts, faults and the card transform; tasks, control state and held requests stay. */
+  /** Clears received requests, card answer counts, faults and both card transforms (back to the options'); tasks, control state, signing keys and held requests stay. */
   reset(): void
   /** Drops held requests and any pending delay, so it never waits for them. */
   close(): Promise<void>
