@@ -5,7 +5,7 @@
 import closeWithGrace from 'close-with-grace'
 import { ConfigError, SIMULATOR_PROFILES, loadConfig } from '../config.js'
 import { startGatewayServer } from '../server.js'
-import { startSimulator, type SimulatorProfile } from '../simulator/index.js'
+import { SIMULATOR_PROTOCOLS, startSimulator, type SimulatorProfile, type SimulatorProtocol } from '../simulator/index.js'
 
 /** after the drain's grace: destroying the upstream pools, closing the ledger and the metrics listener */
 const CLOSE_AFTER_GRACE_MS = 5000
@@ -47,7 +47,12 @@ async function main (argv: string[]): Promise<void> {
       console.error(`SIMULATOR_PROFILE must be one of ${SIMULATOR_PROFILES.join(', ')}`)
       process.exit(1)
     }
-    const sim = await startSimulator({ host: process.env.HOST ?? '127.0.0.1', port, secret, profile: profile as SimulatorProfile })
+    const protocol = process.env.SIMULATOR_PROTOCOL ?? 'v0.3'
+    if (!(SIMULATOR_PROTOCOLS as readonly string[]).includes(protocol)) {
+      console.error(`SIMULATOR_PROTOCOL must be one of ${SIMULATOR_PROTOCOLS.join(', ')}`)
+      process.exit(1)
+    }
+    const sim = await startSimulator({ host: process.env.HOST ?? '127.0.0.1', port, secret, profile: profile as SimulatorProfile, protocol: protocol as SimulatorProtocol })
     console.log(`simulator (${profile}) listening on ${sim.url}; JSON-RPC at ${sim.url}/a2a/${secret === undefined ? ' (no auth)' : ''}`)
     closeWithGrace({ delay: 5_000 }, async () => { await sim.close() })
     return
