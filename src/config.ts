@@ -16,6 +16,8 @@ export type Env = Record<string, string | undefined>
 
 /** what the embedded simulator plays (docs/design.md#embedded-default-and-simulator); OpenOperator today by default */
 export const SIMULATOR_PROFILES = ['openoperator', 'campaign-control', 'fasta2a', 'a2a-js'] as const
+/** which A2A generation the embedded simulator speaks (docs/design.md#protocol-versions); 0.3, as OpenOperator today, by default */
+export const EMBEDDED_SIMULATOR_PROTOCOLS = ['v0.3', 'v1.0', 'dual'] as const
 
 const MiB = 1024 * 1024
 const DEFAULT_MIN_DISCOVERY_INTERVAL_MS = 5000
@@ -72,7 +74,8 @@ const EnvSchema = z.object({
   GATEWAY_MAX_REQUESTS_PER_SOCKET: int(0, 1_000_000).default(1000),
   GATEWAY_ACCESS_LOG: bool.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SIMULATOR_PROFILE: z.enum(SIMULATOR_PROFILES).default('openoperator')
+  SIMULATOR_PROFILE: z.enum(SIMULATOR_PROFILES).default('openoperator'),
+  SIMULATOR_PROTOCOL: z.enum(EMBEDDED_SIMULATOR_PROTOCOLS).default('v0.3')
 })
 
 export interface UpstreamConfig {
@@ -141,6 +144,7 @@ export interface Config {
   embeddedSimulator: boolean
   /** the embedded simulator's profile (development only) */
   simulatorProfile: typeof SIMULATOR_PROFILES[number]
+  simulatorProtocol: typeof EMBEDDED_SIMULATOR_PROTOCOLS[number]
   upstream: UpstreamConfig
   /** undefined outside production when no callers are configured: a dev token is generated */
   callers: Caller[] | undefined
@@ -353,6 +357,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     production,
     embeddedSimulator: e.OPENOPERATOR_URL === undefined,
     simulatorProfile: e.SIMULATOR_PROFILE,
+    simulatorProtocol: e.SIMULATOR_PROTOCOL,
     upstream: {
       origin,
       basePath,
