@@ -116,7 +116,7 @@ export interface Ledger {
    * first (created_at, then request id), a page at a time: the records after `after`, the last
    * one of the previous page. A record inserted meanwhile sorts after every page already read
    * (it is newer), so pages never shift; a record resolved meanwhile simply drops out
-   * (docs/design.md#operating-the-ledger)
+   * (docs/design.md#finding-unresolved)
    */
   listUnresolved: (o: { state?: UnresolvedState; after?: RecordPosition; limit: number }) => Promise<MutationRecord[]>
   /** compare-and-set from `pending`; false when the record was no longer pending */

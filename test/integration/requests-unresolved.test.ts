@@ -1,4 +1,4 @@
-// GET /v1/requests (docs/design.md#reconcile-and-acknowledge): the unresolved records of every
+// GET /v1/requests (docs/design.md#finding-unresolved): the unresolved records of every
 // campaign, for admins, over real sockets — oldest first, whole records, filtered by state,
 // paged by an opaque cursor that stays right while records are written and resolved; the
 // scope, the query's bounds and the OpenAPI entry; and the ambiguous outcome's log line at warn.
