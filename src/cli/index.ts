@@ -75,6 +75,15 @@ async function main (argv: string[]): Promise<void> {
     })
     return
   }
+  if (command === 'requests' || command === 'reconcile' || command === 'acknowledge') {
+    // an operator's commands against a running gateway's REST API (docs/runbooks/ambiguous-write.md)
+    const { runRequestsCommand } = await import('./requests-command.js')
+    process.exitCode = await runRequestsCommand(command, argv.slice(1), process.env, {
+      out: (line) => { process.stdout.write(`${line}\n`) },
+      err: (line) => { process.stderr.write(`${line}\n`) }
+    })
+    return
+  }
   console.error(`unknown command "${command}"; use: start | simulator | qualify | ledger`)
   process.exit(2)
 }

@@ -199,8 +199,11 @@ function resultIn (wire: A2aWire, operation: MutationOperation, result: unknown)
 export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Promise<MutationAnswer> {
   const log = (req: MutationRequest, requestId: string, outcome: MutationMetric, started: number, extra: Record<string, unknown> = {}): void => {
     d.onMutation?.(req.operation, outcome)
-    // never params: ids, outcome and timing are enough to follow a mutation
-    d.logger.info({ event: 'mutation', caller: req.caller.name, operation: req.operation, campaignId: req.campaignId, requestId, outcome, durationMs: d.now() - started, ...extra }, 'mutation')
+    // never params: ids, outcome and timing are enough to follow a mutation. An ambiguous one
+    // blocks its campaign until an operator resolves it (docs/runbooks/ambiguous-write.md): warn
+    const line = { event: 'mutation', caller: req.caller.name, operation: req.operation, campaignId: req.campaignId, requestId, outcome, durationMs: d.now() - started, ...extra }
+    if (outcome === 'ambiguous') d.logger.warn(line, 'mutation')
+    else d.logger.info(line, 'mutation')
   }
 
   return async (req) => {
