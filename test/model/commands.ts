@@ -6,7 +6,7 @@
 import * as fc from 'fast-check'
 import { expect } from 'vitest'
 import type { JsonResponse } from '../helpers/http.js'
-import { METHOD, checkInvariants, readTruth, remoteLeaseOf, type Fault, type Model, type ModelRecord, type ModelState, type Op } from './model.js'
+import { checkInvariants, readTruth, remoteLeaseOf, type Fault, type Model, type ModelRecord, type ModelState, type Op } from './model.js'
 import { CALLERS, CAMPAIGNS, CONTROLLER_OF, TIMING, type CallerName, type Campaign, type World } from './world.js'
 
 /** the real side of a history: the world, plus the cancels the remote took late */
@@ -36,7 +36,7 @@ function bodyFor (op: Op, id: string, n: number): Record<string, unknown> {
 }
 
 function injectFault (w: World, op: Op, id: string, fault: Fault): void {
-  const target = { rpcMethod: METHOD[op] }
+  const target = { rpcMethod: w.methods[op] }
   switch (fault) {
     case 'drop': return w.sim.inject(target, { kind: 'drop' }, 1)
     case 'hold':

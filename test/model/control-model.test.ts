@@ -17,18 +17,20 @@ const PG = process.env.TEST_POSTGRES_URL
 if (PG === undefined) console.warn('SKIP the model on PostgreSQL with two replicas: TEST_POSTGRES_URL is not set')
 
 const LEDGERS = [
-  { name: 'one replica on SQLite', runs: Number(process.env.MODEL_RUNS ?? 45), postgres: false },
-  { name: 'two replicas on PostgreSQL', runs: Number(process.env.MODEL_RUNS_PG ?? process.env.MODEL_RUNS ?? 15), postgres: true }
+  { name: 'one replica on SQLite', runs: Number(process.env.MODEL_RUNS ?? 45), postgres: false, protocol: 'v0.3' as const },
+  { name: 'two replicas on PostgreSQL', runs: Number(process.env.MODEL_RUNS_PG ?? process.env.MODEL_RUNS ?? 15), postgres: true, protocol: 'v0.3' as const },
+  // the same rules over the A2A v1.0 wire (docs/design.md#protocol-versions): SendMessage, CancelTask, A2A-Version on every call
+  { name: 'one replica on SQLite, an A2A v1.0 remote', runs: Number(process.env.MODEL_RUNS_V1 ?? process.env.MODEL_RUNS ?? 15), postgres: false, protocol: 'v1.0' as const }
 ]
 const MAX_COMMANDS = Number(process.env.MODEL_MAX_COMMANDS ?? 80)
 
-describe.each(LEDGERS)('the control plane against its model: $name', ({ runs: RUNS, postgres, name }) => {
+describe.each(LEDGERS)('the control plane against its model: $name', ({ runs: RUNS, postgres, name, protocol }) => {
   it.skipIf(postgres && PG === undefined)(`holds every invariant over ${RUNS} generated histories of up to ${MAX_COMMANDS} commands`, async () => {
     const totals = { histories: 0, commands: 0, ambiguousWithoutFault: 0, lateCancels: 0, answers: {} as Record<string, number> }
     await fc.assert(
       fc.asyncProperty(fc.commands(commandArbitrary({ restarts: true }), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
         const schema = postgres ? await freshSchema(PG!) : undefined
-        const w = await startWorld({ postgresUrl: schema?.url })
+        const w = await startWorld({ postgresUrl: schema?.url, protocol })
         const m = new Model()
         const r: Real = { w, lateCancels: new Set(), takeoverEpochs: new Map() }
         try {

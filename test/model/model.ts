@@ -26,14 +26,6 @@ export type Fault =
   | 'unreachable' // the connect is refused: nothing leaves
   | 'method-not-found' // -32601: the operation is unavailable until the card changes
 
-export const METHOD: Record<Op, string> = {
-  claim: 'campaign/claim_control',
-  renew: 'campaign/renew_control',
-  release: 'campaign/release_control',
-  submit: 'message/send',
-  intervene: 'campaign/intervene',
-  cancel: 'tasks/cancel'
-}
 
 /** 'pending': only on PostgreSQL, a record whose replica stopped mid-send, until its deadline */
 export type ModelState = 'applied' | 'rejected' | 'unsent' | 'ambiguous' | 'not_applied' | 'pending'
@@ -100,15 +92,14 @@ export interface Truth {
   heldIds: Set<string>
 }
 
-const MUTATION_METHODS = new Set(Object.values(METHOD))
-
 export function readTruth (w: World): Truth {
   const applied = w.sim.control.applied()
   const wireIds: string[] = []
+  const mutations = new Set(Object.values(w.methods))
   for (const c of w.sim.rpcCalls()) {
-    if (!MUTATION_METHODS.has(c.method)) continue
+    if (!mutations.has(c.method)) continue
     // an Argus read is a message/send too; a submission carries argus_supervisor metadata
-    if (c.method === 'message/send' && c.params?.message?.metadata?.argus_supervisor === undefined) continue
+    if (c.method === w.methods.submit && c.params?.message?.metadata?.argus_supervisor === undefined) continue
     wireIds.push(String(c.id))
   }
   return {

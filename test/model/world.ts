@@ -16,6 +16,7 @@ import { sha256Hex } from '../../src/plugins/auth.js'
 import { startGatewayServer, type RunningGateway } from '../../src/server.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { startForwarder, type Forwarder } from '../helpers/forwarder.js'
+import type { Op } from './model.js'
 import { call, type JsonResponse } from '../helpers/http.js'
 
 export const CALLERS = ['c1', 'c2'] as const
@@ -34,13 +35,31 @@ export const TIMING = {
   graceMs: 30_000
 }
 
+/** each operation's JSON-RPC method on the simulator's campaign-control remote */
+export const METHOD: Record<Op, string> = {
+  claim: 'campaign/claim_control',
+  renew: 'campaign/renew_control',
+  release: 'campaign/release_control',
+  submit: 'message/send',
+  intervene: 'campaign/intervene',
+  cancel: 'tasks/cancel'
+}
+
+/** the same operations on an A2A v1.0 remote: the A2A methods renamed, the extension's as its card maps them */
+const METHOD_V1: Record<Op, string> = { ...METHOD, submit: 'SendMessage', cancel: 'CancelTask' }
+export const methodsOf = (protocol: 'v0.3' | 'v1.0'): Record<Op, string> => protocol === 'v1.0' ? METHOD_V1 : METHOD
+
 export interface WorldOptions {
   /** a postgres:// URL of the run's own schema: two replicas share it; else one on SQLite */
   postgresUrl?: string
+  /** the A2A generation the remote speaks (docs/design.md#protocol-versions); v0.3 by default */
+  protocol?: 'v0.3' | 'v1.0'
 }
 
 export interface World {
   kind: 'sqlite' | 'postgres'
+  /** the JSON-RPC method of each operation on this remote */
+  methods: Record<Op, string>
   sim: Simulator
   fwd: Forwarder
   /** the replica that answers the next request (the ledger is shared, so any one reads it) */
@@ -71,7 +90,7 @@ export async function startWorld (o: WorldOptions = {}): Promise<World> {
   const secret = `sim-${randomBytes(12).toString('hex')}`
   let remoteOffset = 0
   let gatewayOffset = 0
-  const sim = await startSimulator({ profile: 'campaign-control', secret, campaignControl: { now: () => Date.now() } })
+  const sim = await startSimulator({ profile: 'campaign-control', protocol: o.protocol ?? 'v0.3', secret, campaignControl: { now: () => Date.now() } })
   const fwd = await startForwarder(sim.url)
   const dir = mkdtempSync(join(tmpdir(), 'oogw-model-'))
   const tokens = { c1: `tok-${randomBytes(12).toString('hex')}`, c2: `tok-${randomBytes(12).toString('hex')}`, admin: `tok-${randomBytes(12).toString('hex')}` }
@@ -116,6 +135,7 @@ export async function startWorld (o: WorldOptions = {}): Promise<World> {
   }
   const world: World = {
     kind: o.postgresUrl === undefined ? 'sqlite' : 'postgres',
+    methods: methodsOf(o.protocol ?? 'v0.3'),
     sim,
     fwd,
     get gw () { return replicas[0]! },
