@@ -11,6 +11,10 @@
 //   submitted task, poll later), but agent_card_compat FAILs: plain FastA2A serves only
 //   agent.json, and the seed promises both cards of an OpenOperator deployment.
 // - a2a-js (the a2a-js SDK): agent_card FAILs, it serves only agent-card.json.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { exportJWK, generateKeyPair } from 'jose'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator, type SimulatorProfile } from '../../src/simulator/index.js'
 import { envFor, expectOnlyReads, notPassed, qualify } from './helpers.js'
@@ -42,6 +46,38 @@ describe('qualify against each simulator profile', () => {
       expectOnlyReads(s)
     })
   }
+
+  it.each(['v1.0', 'dual'] as const)('an A2A %s remote: protocol_version reports 1.0, the reads speak it and PASS', async (protocol) => {
+    const s = await startSimulator({ profile: 'openoperator', protocol, secret: `secret-${protocol}-x1` })
+    sims.push(s)
+    const run = await qualify(envFor(s))
+    // a v1.0 remote (as the SDK's) serves agent-card.json only: the seed's agent.json assertion FAILs, as for a2a-js
+    expect(notPassed(run)).toEqual({ agent_card: 'FAIL', card_signature: 'SKIP', observer_chain: 'SKIP', campaign_control: 'SKIP' })
+    expect(run.reason.protocol_version).toMatch(/^A2A 1\.0: the card's JSON-RPC interface at http:\/\/127\.0\.0\.1:\d+\/a2a\/ speaks A2A 1\.0/)
+    expect(run.reason.card_signature).toBe('the card carries no signature (none required: GATEWAY_CARD_JWKS_FILE is not set)')
+    expect(s.rpcCalls().some((c) => c.method === 'SendMessage')).toBe(true)
+    expect(s.rpcCalls().some((c) => c.method === 'message/send')).toBe(false)
+    expectOnlyReads(s)
+  })
+
+  it('card_signature PASSes with the key in GATEWAY_CARD_JWKS_FILE, FAILs with another', async () => {
+    const mine = await generateKeyPair('ES256', { extractable: true })
+    const other = await generateKeyPair('ES256', { extractable: true })
+    const s = await startSimulator({ profile: 'openoperator', protocol: 'v1.0', secret: 'secret-signed-x1', cardSigning: { keys: [{ privateKey: mine.privateKey, kid: 'ops-1', alg: 'ES256' }] } })
+    sims.push(s)
+    const dir = mkdtempSync(join(tmpdir(), 'oo-gw-qualify-'))
+    try {
+      writeFileSync(join(dir, 'mine.json'), JSON.stringify({ keys: [{ ...await exportJWK(mine.publicKey), kid: 'ops-1' }] }))
+      writeFileSync(join(dir, 'other.json'), JSON.stringify({ keys: [{ ...await exportJWK(other.publicKey), kid: 'ops-2' }] }))
+      const good = await qualify(envFor(s, { GATEWAY_CARD_JWKS_FILE: join(dir, 'mine.json') }))
+      expect(good.status.card_signature).toBe('PASS')
+      expect(good.reason.card_signature).toBe('signature 1 verified with trusted key ops-1 (ES256)')
+      const bad = await qualify(envFor(s, { GATEWAY_CARD_JWKS_FILE: join(dir, 'other.json') }))
+      expect(bad.status.card_signature).toBe('FAIL')
+      expect(bad.reason.card_signature).toBe('no signature verified: signature 1: no trusted key has kid ops-1 for ES256')
+      expect(bad.code).toBe(1)
+    } finally { rmSync(dir, { recursive: true, force: true }) }
+  })
 
   it('the campaign_control SKIP says whether the card advertises the extension', async () => {
     const plain = await qualify(envFor(await sim('openoperator')))
