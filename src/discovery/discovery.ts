@@ -182,8 +182,6 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
       if (report.state === 'failed') {
         // an unverified card is never adopted: the last good one stays, fail closed at start
         fail(`card signature: ${report.reason}`)
-        // a rejected card is not held, so its ETag must not turn the next answer into a 304
-        if (result.hash !== cardHash) etag = undefined
       } else {
         if (result.hash !== cardHash) {
           // a changed card resets what the remote has shown about the old one
