@@ -93,9 +93,9 @@ export const READABLE = { error: issueMessage } as const
 
 const IDENTIFIER = /^[A-Za-z_$][\w$-]*$/
 
-/** a path as a person writes it: `parts[0].text`, `[1].controllerId`, `data["a b"]` */
-export function pathText (path: readonly PropertyKey[]): string {
-  let out = ''
+/** a path as a person writes it: `parts[0].text`, `[1].controllerId`, `data["a b"]`; after `root` when given */
+export function pathText (path: readonly PropertyKey[], root = ''): string {
+  let out = root
   for (const p of path) {
     if (typeof p === 'number') out += `[${p}]`
     else {
@@ -137,4 +137,17 @@ export function invalidRequest (issues: readonly Issue[], part: RequestPart = 'b
   const lines = issueLines(issues, part)
   const more = lines.length > MAX_LISTED ? `; and ${plural(lines.length - MAX_LISTED, 'more problem', 'more problems')}` : ''
   return new GatewayError('invalid_request', { message: `${lines.slice(0, MAX_LISTED).join('; ')}${more}` })
+}
+
+/**
+ * The configuration's problems (src/config.ts), one line each: `PORT: must be …`, or under a
+ * variable that holds JSON, `GATEWAY_CALLERS[1].controllerId: required for …`
+ */
+export function configLines (issues: readonly Issue[], variable = ''): string[] {
+  const lines: string[] = []
+  for (const i of issues) {
+    if (i.code === 'unrecognized_keys') for (const k of i.keys) lines.push(`${pathText([...i.path, k], variable)}: unknown field`)
+    else lines.push(`${pathText(i.path, variable) || 'configuration'}: ${i.message}`)
+  }
+  return lines
 }

@@ -33,6 +33,25 @@ describe('the bin', () => {
     expect(p.out()).toBe('')
   })
 
+  it('a bad configuration names every problem at once, exit 1, the secret never printed', async () => {
+    const p = run({
+      PORT: 'abc',
+      GATEWAY_CALLERS: JSON.stringify([{ name: 'ops', tokenSha256: 'a'.repeat(64), scopes: ['read'] }, { name: 'ctl', tokenSha256: 'b'.repeat(64), scopes: ['control'] }]),
+      GATEWAY_TRUST_PROXY: 'yes',
+      SPYNEL_AGENT_ZERO_API_KEY: 'too-short-secret'.slice(0, 15)
+    })
+    expect(await p.exited).toBe(1)
+    expect(p.err().trim().split('\n')).toEqual([
+      'invalid configuration:',
+      '  - PORT: must be a whole number from 0 to 65535',
+      '  - SPYNEL_AGENT_ZERO_API_KEY: must be at least 16 characters (a random value: the gateway refuses any answer that contains it)',
+      '  - GATEWAY_CALLERS[1].controllerId: required for a caller with the control scope',
+      expect.stringMatching(/^ {2}- GATEWAY_TRUST_PROXY: must be false, true, a hop count/)
+    ])
+    expect(p.err()).not.toContain('too-short-secre')
+    expect(p.out()).toBe('')
+  })
+
   it('refuses plain http to a non-loopback host', async () => {
     const p = run({ OPENOPERATOR_URL: 'http://openoperator.example' })
     expect(await p.exited).toBe(1)

@@ -132,6 +132,51 @@ describe('configuration', () => {
     expect(problems({ GATEWAY_CALLERS: 'not json' })[0]).toMatch(/GATEWAY_CALLERS: not valid JSON/)
   })
 
+  it('names every problem at once: a bad variable does not hide the checks after it', () => {
+    const badCallers = JSON.stringify([
+      { name: 'ops', tokenSha256: 'a'.repeat(64), scopes: ['read'] },
+      { name: 'ctl', tokenSha256: 'b'.repeat(64), scopes: ['read', 'control'] }
+    ])
+    const p = problems({ PORT: 'abc', GATEWAY_CALLERS: badCallers, GATEWAY_TRUST_PROXY: 'yes', SPYNEL_AGENT_ZERO_API_KEY: 'short' })
+    expect(p).toEqual([
+      'PORT: must be a whole number from 0 to 65535',
+      'SPYNEL_AGENT_ZERO_API_KEY: must be at least 16 characters (a random value: the gateway refuses any answer that contains it)',
+      'GATEWAY_CALLERS[1].controllerId: required for a caller with the control scope',
+      expect.stringMatching(/^GATEWAY_TRUST_PROXY: must be false, true/)
+    ])
+    // a check across two variables is skipped when one of them is itself bad, rather than judged on a default
+    expect(problems({ GATEWAY_REQUEST_TIMEOUT_MS: 'x', GATEWAY_HEADERS_TIMEOUT_MS: '20000' })).toEqual(['GATEWAY_REQUEST_TIMEOUT_MS: must be a whole number from 1 to 600000'])
+    expect(problems({ UPSTREAM_MAX_TASK_RESPONSE_BYTES: '1', GATEWAY_TASK_BODY_BUDGET_BYTES: '2048' }).map((x) => x.split(':')[0])).toEqual(['UPSTREAM_MAX_TASK_RESPONSE_BYTES'])
+    // an empty required variable in production is named once, as what it is
+    expect(problems({ NODE_ENV: 'production', OPENOPERATOR_URL: '', GATEWAY_LEDGER_URL: '' }).filter((x) => /^(OPENOPERATOR_URL|GATEWAY_LEDGER_URL)/.test(x))).toEqual([
+      'OPENOPERATOR_URL: must not be empty',
+      'GATEWAY_LEDGER_URL: must not be empty'
+    ])
+  })
+
+  it('words each problem with a readable path, whatever is wrong with a caller', () => {
+    const p = problems({
+      LOG_LEVEL: 'loud',
+      GATEWAY_CONTROL_ENABLED: 'yes',
+      GATEWAY_CALLERS: JSON.stringify([
+        { name: '', tokenSha256: 'a'.repeat(64), scopes: ['read'] },
+        { name: 'b', tokenSha256: 'not-hex', scopes: ['control'], extra: 1 },
+        { name: 'c', tokenSha256: 'c'.repeat(64), scopes: [] }
+      ])
+    })
+    expect(p).toEqual([
+      'GATEWAY_CONTROL_ENABLED: must be one of "0", "1", "true", "false"',
+      'LOG_LEVEL: must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"',
+      'GATEWAY_CALLERS[0].name: must not be empty',
+      'GATEWAY_CALLERS[1].tokenSha256: must be 64 hex characters',
+      'GATEWAY_CALLERS[1].extra: unknown field',
+      'GATEWAY_CALLERS[1].controllerId: required for a caller with the control scope',
+      'GATEWAY_CALLERS[2].scopes: must not be empty'
+    ])
+    expect(problems({ GATEWAY_CALLERS: '{}' })).toEqual(['GATEWAY_CALLERS: must be an array'])
+    expect(problems({ GATEWAY_CALLERS: '[]' })).toEqual(['GATEWAY_CALLERS: must not be empty'])
+  })
+
   it('names bad numeric and enum values by variable', () => {
     const p = problems({ UPSTREAM_READ_TIMEOUT_MS: 'soon', UPSTREAM_AUTH_SCHEME: 'basic', GATEWAY_CONTROL_ENABLED: 'yes' })
     expect(p.map((x) => x.split(':')[0]).sort()).toEqual(['GATEWAY_CONTROL_ENABLED', 'UPSTREAM_AUTH_SCHEME', 'UPSTREAM_READ_TIMEOUT_MS'])
