@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { call } from '../helpers/http.js'
-import { startGatewayChild, waitFor } from '../helpers/child.js'
+import { startBin, startGatewayChild, waitFor, type GatewayChild } from '../helpers/child.js'
 
 const run = startGatewayChild // the bin with a clean environment, killed after each test
 
@@ -79,5 +79,53 @@ describe('the bin', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('the bin\'s help', () => {
+  const done = async (p: GatewayChild): Promise<{ code: number | null; out: string; err: string }> => {
+    const code = await p.exited
+    return { code, out: p.out(), err: p.err() }
+  }
+  const commandsOf = (overview: string): string[] =>
+    [...overview.split('commands:\n')[1]!.split('\n\n')[0]!.matchAll(/^ {2}(\S+) /gm)].map((m) => m[1]!)
+
+  it('--help, -h and help list every command on stdout, exit 0', async () => {
+    const [long, short, word] = await Promise.all([['--help'], ['-h'], ['help']].map(async (a) => await done(startBin(a))))
+    for (const r of [long!, short!, word!]) {
+      expect(r.code).toBe(0)
+      expect(r.err).toBe('')
+      expect(r.out).toMatch(/^usage: openoperator-gateway \[command\]/)
+      expect(r.out).toBe(long!.out)
+    }
+    expect(commandsOf(long!.out)).toEqual(expect.arrayContaining(['start', 'simulator', 'qualify', 'ledger', 'help']))
+  })
+
+  it('help <command> and <command> --help print that command\'s usage, for every command listed', async () => {
+    const commands = commandsOf((await done(startBin(['help']))).out)
+    const answers = await Promise.all(commands.flatMap((c) => [['help', c], [c, '--help']].map(async (a) => ({ command: c, a, r: await done(startBin(a)) }))))
+    for (const { command, a, r } of answers) {
+      expect(r.code, a.join(' ')).toBe(0)
+      expect(r.err, a.join(' ')).toBe('')
+      expect(r.out, a.join(' ')).toMatch(new RegExp(`^usage: openoperator-gateway (\\[${command}\\]|${command})`))
+    }
+    // both spellings print the same text
+    for (let i = 0; i < answers.length; i += 2) expect(answers[i]!.r.out).toBe(answers[i + 1]!.r.out)
+  })
+
+  it('an unknown command is one line and the usage on stderr, exit 2; so is an argument start does not take', async () => {
+    const [unknown, helpUnknown, startArg] = await Promise.all([['frobnicate'], ['help', 'frobnicate'], ['start', '--verbose']].map(async (a) => await done(startBin(a, { PORT: '0', METRICS_PORT: '0' }))))
+    for (const r of [unknown!, helpUnknown!]) {
+      expect(r.code).toBe(2)
+      expect(r.out).toBe('')
+      const [first, blank, ...usage] = r.err.trim().split('\n')
+      expect(first).toBe('unknown command "frobnicate"')
+      expect(blank).toBe('')
+      expect(usage[0]).toMatch(/^usage: openoperator-gateway/)
+    }
+    expect(startArg!.code).toBe(2)
+    expect(startArg!.out).toBe('') // it did not start
+    expect(startArg!.err.split('\n')[0]).toBe('start: unexpected argument "--verbose"')
+    expect(startArg!.err).toMatch(/usage: openoperator-gateway \[start\]/)
   })
 })
