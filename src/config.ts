@@ -50,7 +50,8 @@ const EnvSchema = z.object({
   GATEWAY_RATE_LIMIT_READ: int(1, 10_000_000).default(600),
   GATEWAY_RATE_LIMIT_CONTROL: int(1, 10_000_000).default(60),
   GATEWAY_RATE_LIMIT_AUTH_FAILURES: int(1, 10_000_000).default(30),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  // unset: 0.0.0.0 in production, 127.0.0.1 otherwise (the dev start prints an all-scopes token)
+  HOST: z.string().min(1).optional(),
   PORT: int(0, 65535).default(8080),
   METRICS_PORT: int(0, 65535).default(9464),
   METRICS_HOST: z.string().min(1).optional(),
@@ -328,6 +329,11 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     problems.push('GATEWAY_TASK_BODY_BUDGET_BYTES: must be at least UPSTREAM_MAX_TASK_RESPONSE_BYTES')
   }
 
+  // a development start answers an all-scopes token it printed: only this machine reaches it
+  // unless HOST says otherwise; production (the image, the manifests) listens on every interface
+  const host = e.HOST ?? (production ? '0.0.0.0' : '127.0.0.1')
+  if (e.HOST === undefined && !production) warnings.push('HOST is unset: both listeners bind 127.0.0.1, reachable from this machine only (the development default); set HOST=0.0.0.0 to listen on every interface')
+
   if (problems.length > 0) throw new ConfigError(problems)
 
   return {
@@ -362,10 +368,10 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     rateLimitControl: e.GATEWAY_RATE_LIMIT_CONTROL,
     pressure: { maxEventLoopDelayMs: e.GATEWAY_MAX_EVENT_LOOP_DELAY_MS, maxEventLoopUtilization: e.GATEWAY_MAX_EVENT_LOOP_UTILIZATION },
     rateLimitAuthFailures: e.GATEWAY_RATE_LIMIT_AUTH_FAILURES,
-    host: e.HOST,
+    host,
     port: e.PORT,
     metricsPort: e.METRICS_PORT,
-    metricsHost: e.METRICS_HOST ?? e.HOST,
+    metricsHost: e.METRICS_HOST ?? host,
     metricsMaxConnections: e.METRICS_MAX_CONNECTIONS,
     // the drain waits for the longest legitimate request, plus a margin (docs/design.md#shutdown)
     shutdownGraceMs: e.GATEWAY_SHUTDOWN_GRACE_MS ?? longest + SHUTDOWN_MARGIN_MS,

@@ -87,7 +87,8 @@ const COMMANDS: Record<string, Command> = {
     usage: `usage: ${BIN} [start]
   Runs the gateway. Its configuration comes from the environment (README.md, Configuration);
   a bad value prints every problem and exits 1. With none, outside production, it runs against
-  the embedded simulator and prints a development token.
+  the embedded simulator, listens on 127.0.0.1 only (HOST=0.0.0.0: every interface) and prints
+  a development token.
   SIGTERM or SIGINT drains the requests in flight, then exits 0.`,
     run: start
   },

@@ -3,13 +3,27 @@
 // embedded simulator and prints one dev token; production refuses to start without each required
 // variable, naming every one.
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { connect } from 'node:net'
+import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { call } from '../helpers/http.js'
 import { startBin, startGatewayChild, waitFor, type GatewayChild } from '../helpers/child.js'
 
 const run = startGatewayChild // the bin with a clean environment, killed after each test
+
+/** whether a TCP connection to host:port is accepted */
+async function accepts (host: string, port: number): Promise<boolean> {
+  return await new Promise((resolve) => {
+    const s = connect({ host, port, timeout: 2000 })
+    s.once('connect', () => { s.destroy(); resolve(true) })
+    s.once('error', () => { resolve(false) })
+    s.once('timeout', () => { s.destroy(); resolve(false) })
+  })
+}
+
+/** an address of this machine other than loopback, if it has one */
+const outsideAddress = Object.values(networkInterfaces()).flat().find((i) => i !== undefined && !i.internal && i.family === 'IPv4')?.address
 
 describe('the bin', () => {
   it('starts with no configuration: embedded simulator, dev token printed once, health works, SIGTERM exits 0', async () => {
@@ -22,6 +36,30 @@ describe('the bin', () => {
     expect(p.out().split(token).length - 1).toBe(2) // the token line and the curl hint, nothing else
     p.child.kill('SIGTERM')
     expect(await p.exited).toBe(0)
+  })
+
+  it('with HOST unset outside production, both listeners bind 127.0.0.1 only, and say so; HOST keeps its meaning', async () => {
+    const dev = run({ PORT: '0', METRICS_PORT: '0' })
+    await waitFor(() => /dev token \(all scopes, this run only\)/.exec(dev.out()) ?? undefined, 15_000)
+    const listening = await waitFor(() => /"url":"http:\/\/127\.0\.0\.1:(\d+)","metricsUrl":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(dev.out()) ?? undefined, 5_000)
+    const ports = [Number(listening[1]), Number(listening[2])]
+    expect(dev.out()).toContain('HOST is unset: both listeners bind 127.0.0.1, reachable from this machine only (the development default); set HOST=0.0.0.0 to listen on every interface')
+    for (const port of ports) expect(await accepts('127.0.0.1', port)).toBe(true)
+    if (outsideAddress === undefined) {
+      console.log('no non-loopback IPv4 address on this machine: the outside-address check is skipped')
+    } else {
+      for (const port of ports) expect(await accepts(outsideAddress, port), `${outsideAddress}:${port}`).toBe(false)
+    }
+    dev.child.kill('SIGTERM')
+    expect(await dev.exited).toBe(0)
+
+    // set, HOST is what it says: the same check then reaches the listeners from outside
+    const all = run({ HOST: '0.0.0.0', PORT: '0', METRICS_PORT: '0' })
+    const open = await waitFor(() => /"url":"http:\/\/127\.0\.0\.1:(\d+)","metricsUrl":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(all.out()) ?? undefined, 15_000)
+    expect(all.out()).not.toContain('HOST is unset')
+    if (outsideAddress !== undefined) {
+      for (const port of [Number(open[1]), Number(open[2])]) expect(await accepts(outsideAddress, port), `${outsideAddress}:${port}`).toBe(true)
+    }
   })
 
   it('refuses to start in production without each required variable, naming each', async () => {

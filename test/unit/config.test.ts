@@ -19,13 +19,28 @@ describe('configuration', () => {
     expect(c.embeddedSimulator).toBe(true)
     expect(c.ledgerUrl).toBe('sqlite:./data/ledger.db')
     expect(c.upstream).toMatchObject({ connectTimeoutMs: 5000, readTimeoutMs: 15000, mutationTimeoutMs: 10000, maxResponseBytes: 4 * 1024 * 1024, maxTaskResponseBytes: 16 * 1024 * 1024, cardMaxBytes: 1024 * 1024, authScheme: 'bearer' })
-    expect(c).toMatchObject({ controlEnabled: false, leaseSafetyMs: 2000, rateLimitRead: 600, rateLimitControl: 60, host: '0.0.0.0', port: 8080, metricsPort: 9464, trustProxy: false, discoveryIntervalMs: 60000 })
+    expect(c).toMatchObject({ controlEnabled: false, leaseSafetyMs: 2000, rateLimitRead: 600, rateLimitControl: 60, host: '127.0.0.1', port: 8080, metricsPort: 9464, trustProxy: false, discoveryIntervalMs: 60000 })
     // the embedded simulator plays OpenOperator as it is today: an observer's remote
     expect(c.simulatorProfile).toBe('openoperator')
   })
 
+  it('HOST unset binds loopback outside production (with a note) and every interface in production; set, it is kept', () => {
+    const dev = loadConfig({})
+    expect(dev).toMatchObject({ host: '127.0.0.1', metricsHost: '127.0.0.1' })
+    expect(dev.warnings).toContain('HOST is unset: both listeners bind 127.0.0.1, reachable from this machine only (the development default); set HOST=0.0.0.0 to listen on every interface')
+    const prod = loadConfig({ NODE_ENV: 'production', OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 's3cr3t-value-0123', GATEWAY_CALLERS: callers, GATEWAY_LEDGER_URL: 'sqlite:/tmp/x.db' })
+    expect(prod).toMatchObject({ host: '0.0.0.0', metricsHost: '0.0.0.0' })
+    expect(prod.warnings.join()).not.toMatch(/HOST/)
+    for (const host of ['0.0.0.0', '::', '192.0.2.10', '127.0.0.1']) {
+      const set = loadConfig({ HOST: host })
+      expect(set).toMatchObject({ host, metricsHost: host })
+      expect(set.warnings.join()).not.toMatch(/HOST/)
+    }
+    expect(loadConfig({ METRICS_HOST: '0.0.0.0' })).toMatchObject({ host: '127.0.0.1', metricsHost: '0.0.0.0' })
+  })
+
   it('METRICS_HOST defaults to HOST; the shutdown grace derives from the timeouts unless GATEWAY_SHUTDOWN_GRACE_MS is set', () => {
-    expect(loadConfig({}).metricsHost).toBe('0.0.0.0')
+    expect(loadConfig({ HOST: '0.0.0.0' }).metricsHost).toBe('0.0.0.0')
     expect(loadConfig({ HOST: '127.0.0.1' }).metricsHost).toBe('127.0.0.1')
     expect(loadConfig({ HOST: '0.0.0.0', METRICS_HOST: '127.0.0.1' })).toMatchObject({ host: '0.0.0.0', metricsHost: '127.0.0.1' })
     // the longest legitimate request + 1 s: lock wait 2 s + lease read + cancel's tasks/get + mutation
