@@ -1,11 +1,13 @@
 // The mutation ledger over REST (docs/design.md#rest-interface): listing and lookup (ledger
-// only; params and answers only to the request's own caller or an admin), reconcile with
-// `request_status`, and an admin's acknowledgement.
+// only; params and answers only to the request's own caller or an admin), the unresolved
+// records of every campaign for admins (the ambiguous-write runbook's first step,
+// docs/runbooks/ambiguous-write.md), reconcile with `request_status`, and an admin's
+// acknowledgement.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import {
   AcknowledgeBodySchema, CampaignIdSchema, RequestIdSchema, RequestListQuerySchema, RequestListSchema,
-  RequestViewSchema, controlErrorResponses
+  RequestViewSchema, UnresolvedListSchema, UnresolvedQuerySchema, controlErrorResponses
 } from '../schemas/control.js'
 
 const CampaignParams = z.strictObject({ campaignId: CampaignIdSchema })
@@ -20,6 +22,17 @@ const requests: FastifyPluginAsyncZod = async (app) => {
     const { campaignId } = request.params
     return { campaignId, requests: await app.control.listRequests(campaignId, request.caller!, request.query) }
   })
+
+  app.get('/v1/requests', {
+    config: { scope: 'admin' },
+    schema: {
+      tags: ['requests'],
+      summary: 'The unresolved (ambiguous or pending) mutation records of every campaign, oldest first',
+      description: 'Ledger only. Oldest first, by creation time then request id; a record written while the pages are read sorts after them, so pages never shift. Pass nextCursor as cursor for the next page (null: the last page). Each record is shown whole, as to an admin.',
+      querystring: UnresolvedQuerySchema,
+      response: { 200: UnresolvedListSchema, ...controlErrorResponses }
+    }
+  }, async (request) => await app.control.listUnresolved(request.caller!, request.query))
 
   app.get('/v1/campaigns/:campaignId/requests/:requestId', {
     config: { scope: 'read' },

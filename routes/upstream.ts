@@ -23,6 +23,23 @@ export function upstreamView (s: DiscoverySnapshot) {
           skillIds: [...skillIds(s.card)]
         },
     cardUrlMismatch: s.cardUrlMismatch,
+    protocol: s.protocol === undefined
+      ? null
+      : {
+          version: s.protocol.version ?? null,
+          reason: s.protocol.reason,
+          refusedVersion: s.protocol.refused ?? null,
+          interfaces: s.protocol.interfaces.map((i) => ({ protocolBinding: i.binding, protocolVersion: i.version, url: i.url, atEndpoint: i.atEndpoint }))
+        },
+    signature: s.signature === undefined
+      ? null
+      : {
+          state: s.signature.state,
+          keyId: s.signature.state === 'verified' ? s.signature.keyId : null,
+          algorithm: s.signature.state === 'verified' ? s.signature.algorithm : null,
+          reason: s.signature.reason
+        },
+    nextRefreshAt: s.nextRefreshAt ?? null,
     lastRefreshAt: s.lastRefreshAt ?? null,
     lastSuccessAt: s.lastSuccessAt ?? null,
     consecutiveFailures: s.consecutiveFailures,

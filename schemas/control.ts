@@ -1,7 +1,7 @@
 // REST bodies of campaign control (docs/design.md#rest-interface): strict request bodies
 // (unknown keys are 400), the lease and request views, and each route's answer.
 import { z } from 'zod'
-import { MUTATION_OPERATIONS, RECORD_STATES } from '../src/ledger/types.js'
+import { MUTATION_OPERATIONS, RECORD_STATES, UNRESOLVED_STATES } from '../src/ledger/types.js'
 import { ErrorBodySchema, errorResponses } from './rest.js'
 
 // the messages follow the field's path (src/validation.ts): `ttlSeconds: must be between 15 and 3600`
@@ -90,6 +90,17 @@ export const RequestListQuerySchema = z.strictObject({
   state: z.enum(RECORD_STATES).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100)
 })
+
+/** GET /v1/requests: the unresolved records of every campaign, oldest first, a page at a time */
+export const UnresolvedQuerySchema = z.strictObject({
+  state: z.enum(UNRESOLVED_STATES).optional().describe('ambiguous or pending; both when absent'),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  cursor: z.string().min(1).max(512).optional().describe('the nextCursor of the previous page, as given')
+})
+export const UnresolvedListSchema = z.object({
+  requests: z.array(RequestViewSchema),
+  nextCursor: z.string().nullable().describe('pass it as cursor for the next page; null when this page is the last')
+}).meta({ id: 'UnresolvedRequestList' })
 
 /** the read routes' error statuses plus the conflicts, the body cap and the id mismatch */
 export const controlErrorResponses = { ...errorResponses, 409: ErrorBodySchema, 413: ErrorBodySchema, 422: ErrorBodySchema } as const

@@ -16,7 +16,12 @@ export const RPC_CODES = {
   taskNotCancelable: -32002,
   pushNotificationNotSupported: -32003,
   unsupportedOperation: -32004,
-  contentTypeNotSupported: -32005
+  contentTypeNotSupported: -32005,
+  // A2A v1.0 (docs/design.md#protocol-versions)
+  invalidAgentResponse: -32006,
+  extendedAgentCardNotConfigured: -32007,
+  extensionSupportRequired: -32008,
+  versionNotSupported: -32009
 } as const
 
 export const RpcErrorObjectSchema = z.object({

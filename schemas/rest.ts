@@ -29,6 +29,21 @@ export const UpstreamViewSchema = z.object({
     skillIds: z.array(z.string())
   }).nullable(),
   cardUrlMismatch: z.boolean(),
+  // the protocol generation chosen from the card, and why (docs/design.md#protocol-versions)
+  protocol: z.object({
+    version: z.enum(['0.3', '1.0']).nullable(),
+    reason: z.string(),
+    refusedVersion: z.enum(['0.3', '1.0']).nullable(),
+    interfaces: z.array(z.object({ protocolBinding: z.string(), protocolVersion: z.string(), url: z.string(), atEndpoint: z.boolean() }))
+  }).nullable(),
+  // the held card's signature (docs/design.md#signed-cards): verified only against GATEWAY_CARD_JWKS_FILE
+  signature: z.object({
+    state: z.enum(['absent', 'present', 'verified', 'failed']),
+    keyId: z.string().nullable(),
+    algorithm: z.string().nullable(),
+    reason: z.string()
+  }).nullable(),
+  nextRefreshAt: z.string().nullable(),
   lastRefreshAt: z.string().nullable(),
   lastSuccessAt: z.string().nullable(),
   consecutiveFailures: z.number().int(),

@@ -10,13 +10,18 @@ import { isLoopbackHost, parseOpenOperatorUrl } from './upstream/url.js'
 import { inlineOrFile, readSecretFile } from './env-files.js'
 import { MIN_SECRET_LENGTH, inFixedAnswers } from './secret-match.js'
 import { READABLE, configLines } from './validation.js'
+import type { JSONWebKeySet } from 'jose'
+import { parseJwks } from './discovery/trusted-keys.js'
 
 export type Env = Record<string, string | undefined>
 
 /** what the embedded simulator plays (docs/design.md#embedded-default-and-simulator); OpenOperator today by default */
 export const SIMULATOR_PROFILES = ['openoperator', 'campaign-control', 'fasta2a', 'a2a-js'] as const
+/** which A2A generation the embedded simulator speaks (docs/design.md#protocol-versions); 0.3, as OpenOperator today, by default */
+export const EMBEDDED_SIMULATOR_PROTOCOLS = ['v0.3', 'v1.0', 'dual'] as const
 
 const MiB = 1024 * 1024
+const DEFAULT_MIN_DISCOVERY_INTERVAL_MS = 5000
 const SHUTDOWN_MARGIN_MS = 1000
 const int = (min: number, max: number) => {
   const error = `must be a whole number from ${min} to ${max}`
@@ -60,6 +65,10 @@ const EnvSchema = z.object({
   // false, true, a hop count or the ingress's addresses (parseTrustProxy)
   GATEWAY_TRUST_PROXY: z.string().default('false'),
   GATEWAY_DISCOVERY_INTERVAL_MS: int(100, 86_400_000).default(60000),
+  // the shortest refresh period a card's Cache-Control may ask for (docs/design.md#card-caching)
+  // unset: 5 s, or the interval when that is shorter
+  GATEWAY_DISCOVERY_MIN_INTERVAL_MS: int(100, 86_400_000).optional(),
+  GATEWAY_CARD_JWKS_FILE: z.string().min(1).optional(),
   // the HTTP edges (docs/design.md#http-edges); the connection timeout's default is derived
   GATEWAY_HEADERS_TIMEOUT_MS: int(1, 600_000).default(10_000),
   GATEWAY_REQUEST_TIMEOUT_MS: int(1, 600_000).default(30_000),
@@ -70,7 +79,8 @@ const EnvSchema = z.object({
   GATEWAY_MAX_REQUESTS_PER_SOCKET: int(0, 1_000_000).default(1000),
   GATEWAY_ACCESS_LOG: bool.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SIMULATOR_PROFILE: z.enum(SIMULATOR_PROFILES).default('openoperator')
+  SIMULATOR_PROFILE: z.enum(SIMULATOR_PROFILES).default('openoperator'),
+  SIMULATOR_PROTOCOL: z.enum(EMBEDDED_SIMULATOR_PROTOCOLS).default('v0.3')
 })
 
 export interface UpstreamConfig {
@@ -139,6 +149,7 @@ export interface Config {
   embeddedSimulator: boolean
   /** the embedded simulator's profile (development only) */
   simulatorProfile: typeof SIMULATOR_PROFILES[number]
+  simulatorProtocol: typeof EMBEDDED_SIMULATOR_PROTOCOLS[number]
   upstream: UpstreamConfig
   /** undefined outside production when no callers are configured: a dev token is generated */
   callers: Caller[] | undefined
@@ -164,6 +175,9 @@ export interface Config {
   /** Fastify's `trustProxy`: which hops may name the client in X-Forwarded-For (docs/design.md#rate-limits) */
   trustProxy: TrustProxy
   discoveryIntervalMs: number
+  discoveryMinIntervalMs: number
+  /** the trusted card-signing keys (docs/design.md#signed-cards), checked at start */
+  cardJwks: { path: string; jwks: JSONWebKeySet } | undefined
   http: HttpEdgeConfig
   logLevel: string
   /** the `request completed` line per request (GATEWAY_ACCESS_LOG); error and mutation lines are written regardless */
@@ -324,6 +338,23 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   const connectionTimeoutMs = e.GATEWAY_CONNECTION_TIMEOUT_MS ?? longest + CONNECTION_TIMEOUT_MARGIN_MS
   if (connectionTimeoutMs <= longest) warnings.push(`GATEWAY_CONNECTION_TIMEOUT_MS is not above the longest legitimate request (${longest} ms): a slow mutation may lose its socket before it answers`)
 
+  if (fine('GATEWAY_DISCOVERY_MIN_INTERVAL_MS', 'GATEWAY_DISCOVERY_INTERVAL_MS') && e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS !== undefined && e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS > e.GATEWAY_DISCOVERY_INTERVAL_MS) problems.push('GATEWAY_DISCOVERY_MIN_INTERVAL_MS: must not exceed GATEWAY_DISCOVERY_INTERVAL_MS (the two bound the refresh period a card\'s Cache-Control may ask for)')
+
+  let cardJwks: Config['cardJwks']
+  if (e.GATEWAY_CARD_JWKS_FILE !== undefined) {
+    let text: string | undefined
+    try {
+      text = read(e.GATEWAY_CARD_JWKS_FILE)
+    } catch {
+      problems.push('GATEWAY_CARD_JWKS_FILE: cannot be read')
+    }
+    if (text !== undefined) {
+      const parsed = parseJwks(text)
+      if ('jwks' in parsed) cardJwks = { path: e.GATEWAY_CARD_JWKS_FILE, jwks: parsed.jwks }
+      else for (const p of parsed.problems) problems.push(`GATEWAY_CARD_JWKS_FILE: ${p}`)
+    }
+  }
+
   if (fine('GATEWAY_TASK_BODY_BUDGET_BYTES', 'UPSTREAM_MAX_TASK_RESPONSE_BYTES') && e.GATEWAY_TASK_BODY_BUDGET_BYTES < e.UPSTREAM_MAX_TASK_RESPONSE_BYTES) {
     // a budget smaller than one allowed answer would shed that answer every time
     problems.push('GATEWAY_TASK_BODY_BUDGET_BYTES: must be at least UPSTREAM_MAX_TASK_RESPONSE_BYTES')
@@ -340,6 +371,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     production,
     embeddedSimulator: e.OPENOPERATOR_URL === undefined,
     simulatorProfile: e.SIMULATOR_PROFILE,
+    simulatorProtocol: e.SIMULATOR_PROTOCOL,
     upstream: {
       origin,
       basePath,
@@ -377,6 +409,8 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     shutdownGraceMs: e.GATEWAY_SHUTDOWN_GRACE_MS ?? longest + SHUTDOWN_MARGIN_MS,
     trustProxy: trustProxy!,
     discoveryIntervalMs: e.GATEWAY_DISCOVERY_INTERVAL_MS,
+    discoveryMinIntervalMs: Math.min(e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS ?? DEFAULT_MIN_DISCOVERY_INTERVAL_MS, e.GATEWAY_DISCOVERY_INTERVAL_MS),
+    cardJwks,
     http: {
       headersTimeoutMs: e.GATEWAY_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.GATEWAY_REQUEST_TIMEOUT_MS,

@@ -2,7 +2,7 @@
 // defence every serialised line is scrubbed of the upstream secret and the caller tokens
 // the process knows, in every form the secret guard knows, whatever object carried them.
 import pino, { type Logger } from 'pino'
-import { RequestListQuerySchema } from '../schemas/control.js'
+import { RequestListQuerySchema, UnresolvedQuerySchema } from '../schemas/control.js'
 import { secretMatcher, type SecretMatcher } from './secret-match.js'
 
 export interface LoggerOptions {
@@ -31,7 +31,7 @@ const REDACT = [
  * itself (`?<token>=`, `?a[<token>]=1`) and is replaced with its value (docs/design.md#logging).
  */
 const KEPT_QUERY_NAMES: ReadonlySet<string> = new Set([
-  ...Object.keys(RequestListQuerySchema.shape),
+  ...Object.keys(RequestListQuerySchema.shape), ...Object.keys(UnresolvedQuerySchema.shape),
   'token', 'access_token', 'api_key', 'apikey', 'api-key', 'x-api-key', 'key', 'auth', 'authorization', 'password', 'secret'
 ])
 

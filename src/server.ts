@@ -98,9 +98,9 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   let simulator: Simulator | undefined
   if (config.embeddedSimulator) {
     const secret = randomBytes(24).toString('base64url')
-    simulator = await startSimulator({ secret, host: '127.0.0.1', port: 0, profile: config.simulatorProfile })
+    simulator = await startSimulator({ secret, host: '127.0.0.1', port: 0, profile: config.simulatorProfile, protocol: config.simulatorProtocol })
     config = { ...config, upstream: { ...config.upstream, origin: simulator.url, basePath: '/a2a', secret, plainHttp: true } }
-    logger.warn({ upstream: simulator.url, profile: config.simulatorProfile }, 'OPENOPERATOR_URL is unset: using the embedded simulator (development only)')
+    logger.warn({ upstream: simulator.url, profile: config.simulatorProfile, protocol: config.simulatorProtocol }, 'OPENOPERATOR_URL is unset: using the embedded simulator (development only)')
   }
   if (config.upstream.secret !== undefined) secrets.add(config.upstream.secret)
 

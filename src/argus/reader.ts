@@ -14,6 +14,8 @@ import { payloadError, payloadOfMessage, payloadOfTask, rpcErrorArgusCode } from
 import { readFailure } from './read-errors.js'
 import { fetchTask } from '../tasks/fetch-task.js'
 import { RPC_CODES } from '../../schemas/jsonrpc.js'
+import type { A2aWire } from '../upstream/a2a-wire.js'
+import { versionRefused } from '../discovery/version-refused.js'
 
 export const CAPABILITY_OF: Record<ArgusOperation, ArgusCapability> = {
   'supervisor.health': 'argus.supervisor.health',
@@ -50,7 +52,9 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
     ? { argusRead: uncachedRead, tasksGet: (a: { taskId: string; deadline: number }) => uncachedGetTask(a.taskId, a.deadline) }
     : shared
 
-  function rpcFailure (r: Extract<RpcResult, { ok: false }>, operation: ArgusOperation, requestId: string): GatewayError {
+  function rpcFailure (r: Extract<RpcResult, { ok: false }>, operation: ArgusOperation, requestId: string, wire: A2aWire): GatewayError {
+    const refused = versionRefused(o.discovery, wire, r, requestId)
+    if (refused !== undefined) return refused
     if (r.error.code === RPC_CODES.methodNotFound) {
       o.discovery.markMethodNotFound(CAPABILITY_OF[operation])
       return new GatewayError('capability_unavailable', { requestId })
@@ -99,14 +103,16 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
   async function uncachedRead (operation: ArgusOperation): Promise<ArgusReadResult> {
     const requestId = `argus-${randomUUID()}`
     const deadline = Date.now() + o.readTimeoutMs
+    const wire = o.discovery.wire()
     let r: RpcResult
     try {
-      r = await o.client.rpc({ method: 'message/send', id: requestId, params: buildArgusParams(operation, requestId), op: operation, kind: 'read', headers: ARGUS_HEADERS, deadline })
+      r = await o.client.rpc({ method: wire.method('message/send'), id: requestId, params: wire.sendParams(buildArgusParams(operation, requestId)), op: operation, kind: 'read', headers: wire.headers(ARGUS_HEADERS), deadline })
     } catch (err) {
       throw readFailure(err, requestId)
     }
-    if (!r.ok) throw rpcFailure(r, operation, requestId)
-    const result = r.result as Record<string, unknown> | null
+    if (!r.ok) throw rpcFailure(r, operation, requestId, wire)
+    // in v0.3's shape whatever the remote speaks (docs/design.md#protocol-versions)
+    const result = wire.sendResult(r.result) as Record<string, unknown> | null
     if (result !== null && typeof result === 'object' && result.kind === 'message') {
       const payload = payloadOfMessage(result)
       if (payload !== undefined) o.discovery.confirm('a2a.message.send')

@@ -2,7 +2,8 @@
 // The bin: one table of commands (COMMANDS), each with its summary, its usage and its run.
 // `start` (the default) runs the gateway, `simulator` the OpenOperator simulator alone, `qualify`
 // the read-only deployment smoke (docs/design.md#qualification), `ledger` the ledger's
-// operations; `help [command]`, `--help`/`-h` and `<command> --help` print usage on stdout, exit
+// operations, `requests`/`reconcile`/`acknowledge` an operator's calls to a running gateway;
+// `help [command]`, `--help`/`-h` and `<command> --help` print usage on stdout, exit
 // 0. Configuration errors are printed (never a secret) and exit 1 (`qualify`: 2); an unknown
 // command or an argument a command does not take is one line and the usage on stderr, exit 2.
 // Each command loads its code when it runs (or its usage is asked for), so help is quick.
@@ -67,7 +68,7 @@ async function start (args: string[]): Promise<void> {
 async function simulator (args: string[]): Promise<void> {
   await noArguments('simulator', args)
   const { SIMULATOR_PROFILES } = await import('../config.js')
-  const { startSimulator } = await import('../simulator/index.js')
+  const { SIMULATOR_PROTOCOLS, startSimulator } = await import('../simulator/index.js')
   const port = Number(process.env.SIMULATOR_PORT ?? process.env.PORT ?? 8090)
   const secret = process.env.SIMULATOR_SECRET ?? process.env.SPYNEL_AGENT_ZERO_API_KEY
   const profile = process.env.SIMULATOR_PROFILE ?? 'openoperator'
@@ -75,9 +76,29 @@ async function simulator (args: string[]): Promise<void> {
     console.error(`SIMULATOR_PROFILE must be one of ${SIMULATOR_PROFILES.join(', ')}`)
     process.exit(1)
   }
-  const sim = await startSimulator({ host: process.env.HOST ?? '127.0.0.1', port, secret, profile: profile as typeof SIMULATOR_PROFILES[number] })
+  const protocol = process.env.SIMULATOR_PROTOCOL ?? 'v0.3'
+  if (!(SIMULATOR_PROTOCOLS as readonly string[]).includes(protocol)) {
+    console.error(`SIMULATOR_PROTOCOL must be one of ${SIMULATOR_PROTOCOLS.join(', ')}`)
+    process.exit(1)
+  }
+  const sim = await startSimulator({ host: process.env.HOST ?? '127.0.0.1', port, secret, profile: profile as typeof SIMULATOR_PROFILES[number], protocol: protocol as typeof SIMULATOR_PROTOCOLS[number] })
   console.log(`simulator (${profile}) listening on ${sim.url}; JSON-RPC at ${sim.url}/a2a/${secret === undefined ? ' (no auth)' : ''}`)
   closeWithGrace({ delay: 5_000 }, async () => { await sim.close() })
+}
+
+/** `requests`, `reconcile`, `acknowledge`: an operator's calls to a running gateway's REST API (docs/runbooks/ambiguous-write.md), one usage for the three */
+function operatorCommand (name: 'requests' | 'reconcile' | 'acknowledge', summary: string): Command {
+  return {
+    summary,
+    usage: async () => (await import('./requests-command.js')).USAGE,
+    run: async (args) => {
+      const { runRequestsCommand } = await import('./requests-command.js')
+      process.exitCode = await runRequestsCommand(name, args, process.env, {
+        out: (line) => { process.stdout.write(`${line}\n`) },
+        err: (line) => { process.stderr.write(`${line}\n`) }
+      })
+    }
+  }
 }
 
 /** every command of the bin, in the overview's order; a new command is one entry here */
@@ -96,12 +117,14 @@ const COMMANDS: Record<string, Command> = {
     summary: 'run the OpenOperator simulator alone',
     usage: async () => {
       const { SIMULATOR_PROFILES } = await import('../config.js')
+      const { SIMULATOR_PROTOCOLS } = await import('../simulator/index.js')
       return `usage: ${BIN} simulator
   Runs the OpenOperator A2A simulator alone (README.md, The simulator).
   SIMULATOR_PORT     listen port (default PORT, else 8090)
   HOST               listen address (default 127.0.0.1)
   SIMULATOR_SECRET   the credential POST /a2a/ requires (default SPYNEL_AGENT_ZERO_API_KEY; unset: none)
-  SIMULATOR_PROFILE  ${SIMULATOR_PROFILES.join(', ')} (default openoperator)`
+  SIMULATOR_PROFILE  ${SIMULATOR_PROFILES.join(', ')} (default openoperator)
+  SIMULATOR_PROTOCOL ${SIMULATOR_PROTOCOLS.join(', ')} (default v0.3)`
     },
     run: simulator
   },
@@ -129,6 +152,9 @@ const COMMANDS: Record<string, Command> = {
       })
     }
   },
+  requests: operatorCommand('requests', 'list the unresolved mutation records, through a running gateway'),
+  reconcile: operatorCommand('reconcile', 'ask the remote whether an ambiguous request was applied, through a running gateway'),
+  acknowledge: operatorCommand('acknowledge', 'record an admin\'s decision on an ambiguous request, through a running gateway'),
   help: {
     summary: 'list the commands, or print one command\'s usage: help <command>',
     usage: `usage: ${BIN} help [command]\n  Lists the commands, or prints the usage of one (as ${BIN} <command> --help does).`,

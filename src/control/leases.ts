@@ -9,6 +9,7 @@ import { readFailure } from '../argus/read-errors.js'
 import { GatewayError } from '../errors.js'
 import { RPC_CODES } from '../../schemas/jsonrpc.js'
 import { parseLeaseResult, wireParams, type Lease } from './wire.js'
+import { versionRefused } from '../discovery/version-refused.js'
 
 export interface LeaseKeeperOptions {
   ledger: Ledger
@@ -52,13 +53,16 @@ export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
       const cap = o.discovery.capability('control.read_control')
       throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
     }
+    const wire = o.discovery.wire()
     let r
     try {
-      r = await o.client.rpc({ method, params: wireParams.readControl(campaignId), op: 'read_control', kind: 'read', deadline: o.now() + o.readTimeoutMs })
+      r = await o.client.rpc({ method, params: wireParams.readControl(campaignId), op: 'read_control', kind: 'read', deadline: o.now() + o.readTimeoutMs, headers: wire.headers() })
     } catch (err) {
       throw readFailure(err)
     }
     if (!r.ok) {
+      const refused = versionRefused(o.discovery, wire, r)
+      if (refused !== undefined) throw refused
       if (r.error.code === RPC_CODES.methodNotFound) {
         o.discovery.markMethodNotFound('control.read_control')
         throw new GatewayError('capability_unavailable', { missingPrerequisites: ['operation read_control answered method not found'] })

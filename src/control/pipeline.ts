@@ -19,6 +19,8 @@ import type { LeaseKeeper } from './leases.js'
 import { classifyAnswer, classifyFailure, type Classified } from './outcome.js'
 import { checkBodyRules, normaliseAliases, paramsHash, resolveRequestId } from './rules.js'
 import { wireParams, type Authority, type Lease } from './wire.js'
+import { RPC_CODES } from '../../schemas/jsonrpc.js'
+import type { A2aWire } from '../upstream/a2a-wire.js'
 
 export type MutationMetric = 'applied' | 'rejected' | 'ambiguous' | 'blocked' | 'replayed'
 
@@ -123,7 +125,7 @@ export function requireCapability (discovery: Discovery, operation: MutationOper
   }
   const e = unavailable('a2a.message.send') ?? (body.project !== undefined ? unavailable('control.project_selection') : undefined)
   if (e !== undefined) throw e
-  return 'message/send'
+  return discovery.wire().method('message/send')
 }
 
 /** any pending or ambiguous record of the campaign blocks every mutation of it */
@@ -179,13 +181,23 @@ function wireFor (operation: MutationOperation, a: Authority, body: Record<strin
   }
 }
 
+/** a submission's and a cancel's result are A2A's (a send, a task): read in v0.3's shape; the extension's own results are as sent */
+function resultIn (wire: A2aWire, operation: MutationOperation, result: unknown): unknown {
+  if (operation === 'submit') return wire.sendResult(result)
+  if (operation === 'cancel') return wire.task(result)
+  return result
+}
+
 // ---- the pipeline ---------------------------------------------------------------------
 
 export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Promise<MutationAnswer> {
   const log = (req: MutationRequest, requestId: string, outcome: MutationMetric, started: number, extra: Record<string, unknown> = {}): void => {
     d.onMutation?.(req.operation, outcome)
-    // never params: ids, outcome and timing are enough to follow a mutation
-    d.logger.info({ event: 'mutation', caller: req.caller.name, operation: req.operation, campaignId: req.campaignId, requestId, outcome, durationMs: d.now() - started, ...extra }, 'mutation')
+    // never params: ids, outcome and timing are enough to follow a mutation. An ambiguous one
+    // blocks its campaign until an operator resolves it (docs/runbooks/ambiguous-write.md): warn
+    const line = { event: 'mutation', caller: req.caller.name, operation: req.operation, campaignId: req.campaignId, requestId, outcome, durationMs: d.now() - started, ...extra }
+    if (outcome === 'ambiguous') d.logger.warn(line, 'mutation')
+    else d.logger.info(line, 'mutation')
   }
 
   return async (req) => {
@@ -206,6 +218,8 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
     let release: (() => Promise<void>) | undefined
     let sent = false
     try {
+      // the method and the wire that writes it, taken together: a card changing meanwhile cannot mix them
+      const wire = d.discovery.wire()
       const method = requireCapability(d.discovery, req.operation, body)
       release = await d.ledger.lockCampaign(req.campaignId, d.lockWaitMs)
       if (release === undefined) throw new GatewayError('campaign_busy', { requestId })
@@ -255,8 +269,12 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       sent = true
       let classified: Classified
       try {
-        const r = await d.client.rpc({ method, params: wireFor(req.operation, authority, body, boundTaskId), op: CONTROL_OPERATION[req.operation] ?? 'submit', kind: 'mutation', id: requestId })
-        classified = classifyAnswer(r)
+        const params = wireFor(req.operation, authority, body, boundTaskId)
+        const r = await d.client.rpc({ method, params: req.operation === 'submit' ? wire.sendParams(params) : params, op: CONTROL_OPERATION[req.operation] ?? 'submit', kind: 'mutation', id: requestId, headers: wire.headers() })
+        // a refused version is ambiguous like any unlisted code; the discovery stops speaking it
+        if (!r.ok && r.error.code === RPC_CODES.versionNotSupported) d.discovery.markVersionRefused(wire.version)
+        // results in v0.3's shape whatever the remote speaks (docs/design.md#protocol-versions)
+        classified = classifyAnswer(r.ok ? { ...r, result: resultIn(wire, req.operation, r.result) } : r)
       } catch (err) {
         classified = classifyFailure(err)
       }

@@ -6,9 +6,10 @@ import type { Caller } from '../../schemas/callers.js'
 import type { RequestView } from '../../schemas/control.js'
 import type { Discovery } from '../discovery/discovery.js'
 import { GatewayError } from '../errors.js'
-import type { Ledger, MutationOperation, RecordState } from '../ledger/types.js'
+import type { Ledger, MutationOperation, RecordState, UnresolvedState } from '../ledger/types.js'
 import { CAMPAIGN_LOCK_WAIT_MS } from '../ledger/campaign-locks.js'
 import type { UpstreamClient } from '../upstream/client.js'
+import { decodeCursor, encodeCursor } from './cursor.js'
 import { createLeaseKeeper } from './leases.js'
 import { createPipeline, type MutationAnswer, type MutationMetric, type MutationRequest, type MutationStep } from './pipeline.js'
 import { createResolver, type Resolver } from './resolve.js'
@@ -49,6 +50,8 @@ export interface ControlPlane extends Resolver {
   readControl: (campaignId: string) => Promise<Lease | null>
   listRequests: (campaignId: string, viewer: Caller, opts: { state?: RecordState; limit: number }) => Promise<RequestView[]>
   getRequest: (campaignId: string, requestId: string, viewer: Caller) => Promise<RequestView>
+  /** the pending and ambiguous records of every campaign, oldest first, a page at a time (GET /v1/requests) */
+  listUnresolved: (viewer: Caller, opts: { state?: UnresolvedState | undefined; limit: number; cursor?: string | undefined }) => Promise<{ requests: RequestView[]; nextCursor: string | null }>
   /** at start: the pending records no process can still be waiting for become ambiguous */
   start: () => Promise<void>
   /** overdue pending records become ambiguous now (the periodic sweep); answers their ids */
@@ -127,6 +130,17 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     },
     listRequests: async (campaignId, viewer, opts) =>
       (await o.ledger.listByCampaign(campaignId, opts)).map((r) => requestView(r, viewer)),
+    listUnresolved: async (viewer, opts) => {
+      const after = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor)
+      // one more than asked: whether another page follows, without a count
+      const rows = await o.ledger.listUnresolved({ state: opts.state, after, limit: opts.limit + 1 })
+      const page = rows.slice(0, opts.limit)
+      const last = page.at(-1)
+      return {
+        requests: page.map((r) => requestView(r, viewer)),
+        nextCursor: rows.length > opts.limit && last !== undefined ? encodeCursor(last) : null
+      }
+    },
     getRequest: async (campaignId, requestId, viewer) => {
       const r = await o.ledger.get(requestId)
       if (r === undefined || r.campaignId !== campaignId) throw new GatewayError('not_found', { message: 'No such request for this campaign.' })

@@ -15,6 +15,7 @@ import type { UpstreamClient } from '../upstream/client.js'
 import type { LeaseKeeper } from './leases.js'
 import { requestView } from './views.js'
 import { RequestStatusSchema, wireParams } from './wire.js'
+import { versionRefused } from '../discovery/version-refused.js'
 
 export interface ResolverDeps {
   ledger: Ledger
@@ -90,13 +91,16 @@ export function createResolver (d: ResolverDeps): Resolver {
         await d.ledger.noteReconcileFailure(requestId, d.now())
         throw e
       }
+      const wire = d.discovery.wire()
       let answer
       try {
-        answer = await d.client.rpc({ method, params: wireParams.requestStatus(campaignId, requestId), op: 'request_status', kind: 'read', deadline: d.now() + d.readTimeoutMs })
+        answer = await d.client.rpc({ method, params: wireParams.requestStatus(campaignId, requestId), op: 'request_status', kind: 'read', deadline: d.now() + d.readTimeoutMs, headers: wire.headers() })
       } catch (err) {
         return await fail(readFailure(err, requestId))
       }
       if (!answer.ok) {
+        const refused = versionRefused(d.discovery, wire, answer, requestId)
+        if (refused !== undefined) return await fail(refused)
         const notFound = answer.error.code === RPC_CODES.methodNotFound
         if (notFound) d.discovery.markMethodNotFound('control.request_status')
         return await fail(new GatewayError(notFound ? 'capability_unavailable' : 'upstream_rejected', { requestId }))

@@ -31,6 +31,8 @@ export interface CapabilityInputs {
   methodNotFound: ReadonlySet<CapabilityName>
   /** two consecutive refreshes failed: observer until one succeeds */
   degraded: boolean
+  /** why no A2A protocol can be spoken with this card (docs/design.md#protocol-versions): every capability is unavailable */
+  protocolProblem?: string | undefined
 }
 
 export interface CapabilityModel {
@@ -50,15 +52,17 @@ export function computeCapabilities (i: CapabilityInputs): CapabilityModel {
   const caps = {} as Record<CapabilityName, Capability>
   const notFound = (name: CapabilityName): boolean => i.methodNotFound.has(name)
   const ids = i.card !== undefined ? skillIds(i.card) : new Set<string>()
+  // no card, or a card whose protocol the gateway cannot speak: nothing can be called
+  const blocker = i.card === undefined ? NO_CARD : i.protocolProblem
 
   for (const [name, skill] of Object.entries(ARGUS_CAPABILITIES) as Array<[ArgusCapability, string]>) {
-    if (i.card === undefined) caps[name] = { state: 'unavailable', reason: NO_CARD }
+    if (blocker !== undefined) caps[name] = { state: 'unavailable', reason: blocker }
     else if (!ids.has(skill)) caps[name] = { state: 'unavailable', reason: `card does not advertise skill id ${skill}` }
     else if (notFound(name)) caps[name] = { state: 'unavailable', reason: 'the remote answered method not found' }
     else caps[name] = { state: 'available', reason: `card advertises skill id ${skill}` }
   }
   for (const name of A2A_CAPABILITIES) {
-    if (i.card === undefined) caps[name] = { state: 'unavailable', reason: NO_CARD }
+    if (blocker !== undefined) caps[name] = { state: 'unavailable', reason: blocker }
     else if (notFound(name)) caps[name] = { state: 'unavailable', reason: 'the remote answered method not found' }
     else if (i.confirmed.has(name)) caps[name] = { state: 'available', reason: 'the remote answered it with a valid result' }
     else caps[name] = { state: 'tentative', reason: 'not yet confirmed by a valid result' }
@@ -66,9 +70,9 @@ export function computeCapabilities (i: CapabilityInputs): CapabilityModel {
 
   const params = i.card !== undefined ? controlExtensionParams(i.card) : undefined
   const shared: string[] = []
-  if (i.card === undefined) shared.push(NO_CARD)
-  else if (params === undefined) shared.push(`card does not advertise ${CONTROL_EXTENSION_URN}`)
-  else {
+  if (blocker !== undefined) shared.push(blocker)
+  if (i.card !== undefined && params === undefined) shared.push(`card does not advertise ${CONTROL_EXTENSION_URN}`)
+  else if (params !== undefined) {
     if (params.lease_epoch_enforced !== true) shared.push('params.lease_epoch_enforced is not true')
     if (params.policy_enforced !== true) shared.push('params.policy_enforced is not true')
   }

@@ -1,24 +1,43 @@
 // Agent card discovery (docs/design.md#discovery-and-capabilities): agent-card.json first,
 // agent.json only on 404/405 or an invalid card; the last good card survives a transient
 // failure; two failures in a row drop the gateway to observer mode until a refresh succeeds. The
-// card's `url` is compared, never followed.
+// card's URLs are compared, never followed. The card also chooses the protocol generation
+// (docs/design.md#protocol-versions); with trusted keys configured its signature must verify
+// (docs/design.md#signed-cards); refreshes send If-None-Match and follow Cache-Control within
+// the configured bounds (docs/design.md#card-caching).
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import { AgentCardSchema, type AgentCard } from '../../schemas/card.js'
-import type { UpstreamClient } from '../upstream/client.js'
+import type { GetResult, UpstreamClient } from '../upstream/client.js'
 import { UpstreamCallError } from '../upstream/errors.js'
+import { wireFor, WIRE_V03, type A2aWire, type ProtocolVersion } from '../upstream/a2a-wire.js'
 import { computeCapabilities, type Capability, type CapabilityModel, type CapabilityName } from './capabilities.js'
+import { chooseProtocol, type ProtocolChoice } from './protocol.js'
+import { reportSignatures, verifyCard, type SignatureReport } from './card-signature.js'
+import type { TrustedKeys } from './trusted-keys.js'
 
 const CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json'] as const
 
 export interface DiscoveryOptions {
   client: UpstreamClient
   origin: string
+  /** the A2A base path (`/a2a`): interfaces are matched against `<origin><basePath>/` */
+  basePath: string
   cardMaxBytes: number
   controlEnabled: boolean
+  /** the refresh period, and the longest a Cache-Control max-age may stretch it to */
   intervalMs: number
+  /** the shortest a Cache-Control max-age may shrink it to */
+  minIntervalMs?: number
+  /** the operator's card-signing keys: when set, a card must carry a signature that verifies */
+  trustedKeys?: TrustedKeys | undefined
   logger: Logger
   onRefresh?: (outcome: 'ok' | 'failed') => void
+}
+
+export interface ProtocolView extends ProtocolChoice {
+  /** the version the remote refused with -32009, until the card changes */
+  refused: ProtocolVersion | undefined
 }
 
 export interface DiscoverySnapshot extends CapabilityModel {
@@ -26,10 +45,14 @@ export interface DiscoverySnapshot extends CapabilityModel {
   cardHash: string | undefined
   cardPath: string | undefined
   cardUrlMismatch: boolean
+  protocol: ProtocolView | undefined
+  signature: SignatureReport | undefined
   lastRefreshAt: string | undefined
   lastSuccessAt: string | undefined
   consecutiveFailures: number
   lastError: string | undefined
+  /** when the timer refreshes next (Cache-Control within the bounds) */
+  nextRefreshAt: string | undefined
 }
 
 export interface Discovery {
@@ -37,20 +60,48 @@ export interface Discovery {
   snapshot: () => DiscoverySnapshot
   /** one capability's state, cheap enough for every request */
   capability: (name: CapabilityName) => Capability
+  /** the wire of the protocol version in use (v0.3's while none is chosen: nothing is called then) */
+  wire: () => A2aWire
   /** a valid result was seen: a tentative capability becomes available */
   confirm: (name: CapabilityName) => void
   /** a -32601 was seen: unavailable until the card changes */
   markMethodNotFound: (name: CapabilityName) => void
+  /** a -32009 was seen for this version: nothing is spoken until the card changes; a refresh is started */
+  markVersionRefused: (version: ProtocolVersion) => void
   start: () => void
   stop: () => void
 }
 
-type Attempt = { card: AgentCard; hash: string; path: string } | { fallback: true; why: string } | { error: string }
+type Attempt =
+  | { card: AgentCard; raw: Record<string, unknown>; hash: string; path: string; etag: string | undefined; maxAgeMs: number | undefined }
+  | { fallback: true; why: string }
+  | { error: string }
+
+const header = (h: GetResult['headers'], name: string): string | undefined => {
+  const v = h[name]
+  return Array.isArray(v) ? v[0] : v
+}
+
+/** how long the answer says the card stays fresh: max-age less Age; no-cache/no-store: 0; absent: undefined */
+export function freshnessMs (cacheControl: string | undefined, age: string | undefined): number | undefined {
+  if (cacheControl === undefined) return undefined
+  const directives = cacheControl.toLowerCase().split(',').map((d) => d.trim())
+  if (directives.some((d) => d === 'no-cache' || d === 'no-store')) return 0
+  const maxAge = directives.map((d) => /^max-age=(\d+)$/.exec(d)).find((m) => m !== null)
+  if (maxAge == null) return undefined
+  const aged = Number(maxAge[1]) - (age !== undefined && /^\d+$/.test(age) ? Number(age) : 0)
+  return Math.max(0, aged) * 1000
+}
 
 export function createDiscovery (o: DiscoveryOptions): Discovery {
   let card: AgentCard | undefined
+  let raw: Record<string, unknown> | undefined
   let cardHash: string | undefined
   let cardPath: string | undefined
+  let etag: string | undefined
+  let choice: ProtocolChoice | undefined
+  let refused: ProtocolVersion | undefined
+  let signature: SignatureReport | undefined
   let lastRefreshAt: string | undefined
   let lastSuccessAt: string | undefined
   let lastError: string | undefined
@@ -59,18 +110,42 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
   let notFound = new Set<CapabilityName>()
   let inFlight: Promise<DiscoverySnapshot> | undefined
   let timer: NodeJS.Timeout | undefined
-  let model = computeCapabilities({ card, controlEnabled: o.controlEnabled, confirmed, methodNotFound: notFound, degraded: false })
+  let running = false
+  let nextDelayMs = o.intervalMs
+  let nextRefreshAt: number | undefined
+  const minIntervalMs = Math.min(o.minIntervalMs ?? o.intervalMs, o.intervalMs)
 
+  const protocolProblem = (): string | undefined => {
+    if (choice === undefined) return undefined
+    if (choice.version === undefined) return choice.reason
+    if (refused === choice.version) return `the remote refused A2A protocol version ${refused} (-32009) although its card advertises it`
+    return undefined
+  }
+  const inputs = () => ({ card, controlEnabled: o.controlEnabled, confirmed, methodNotFound: notFound, degraded: failures >= 2, protocolProblem: protocolProblem() })
+  let model = computeCapabilities(inputs())
+  let wire: A2aWire = WIRE_V03
   const recompute = (): void => {
-    model = computeCapabilities({ card, controlEnabled: o.controlEnabled, confirmed, methodNotFound: notFound, degraded: failures >= 2 })
+    model = computeCapabilities(inputs())
+    wire = choice?.version !== undefined && protocolProblem() === undefined ? wireFor(choice.version) : WIRE_V03
   }
 
   async function tryPath (path: string): Promise<Attempt> {
+    // A2A-Version asks a server that speaks both generations for its v1.0 card, whose
+    // signatures are over the v1.0 form; a v0.x server ignores the header
+    const headers: Record<string, string> = { 'a2a-version': '1.0' }
+    const held = card !== undefined && raw !== undefined && cardPath === path
+    if (held && etag !== undefined) headers['if-none-match'] = etag
     let res
     try {
-      res = await o.client.get(path, { op: 'agent_card', maxBytes: o.cardMaxBytes })
+      res = await o.client.get(path, { op: 'agent_card', maxBytes: o.cardMaxBytes, headers })
     } catch (err) {
       return { error: err instanceof UpstreamCallError ? err.kind : 'error' }
+    }
+    const maxAgeMs = freshnessMs(header(res.headers, 'cache-control'), header(res.headers, 'age'))
+    if (res.status === 304) {
+      // unchanged: the card held is still the card (and is checked again below, keys may have changed)
+      if (!held) return { error: 'HTTP 304 without a card held' }
+      return { card: card!, raw: raw!, hash: cardHash!, path, etag: header(res.headers, 'etag') ?? etag, maxAgeMs }
     }
     if (res.status === 404 || res.status === 405) return { fallback: true, why: `HTTP ${res.status}` }
     if (res.status < 200 || res.status >= 300) return { error: `HTTP ${res.status}` }
@@ -82,7 +157,14 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
     }
     const parsed = AgentCardSchema.safeParse(json)
     if (!parsed.success || Array.isArray(json)) return { fallback: true, why: 'not a valid card' }
-    return { card: parsed.data, hash: createHash('sha256').update(res.body).digest('hex'), path }
+    return { card: parsed.data, raw: json as Record<string, unknown>, hash: createHash('sha256').update(res.body).digest('hex'), path, etag: header(res.headers, 'etag'), maxAgeMs }
+  }
+
+  function fail (why: string): void {
+    failures += 1
+    lastError = why
+    o.onRefresh?.('failed')
+    o.logger.warn({ reason: lastError, consecutiveFailures: failures }, 'agent card refresh failed')
   }
 
   async function doRefresh (): Promise<DiscoverySnapshot> {
@@ -92,38 +174,43 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
       result = await tryPath(path)
       if (!('fallback' in result)) break
     }
+    nextDelayMs = o.intervalMs
     if ('card' in result) {
-      if (result.hash !== cardHash) {
-        // a changed card resets what the remote has shown about the old one
-        confirmed = new Set()
-        notFound = new Set()
+      if (result.maxAgeMs !== undefined) nextDelayMs = Math.min(o.intervalMs, Math.max(minIntervalMs, result.maxAgeMs))
+      const keys = o.trustedKeys?.current()
+      const report = keys !== undefined ? await verifyCard(result.raw, keys) : reportSignatures(result.raw)
+      if (report.state === 'failed') {
+        // an unverified card is never adopted: the last good one stays, fail closed at start
+        fail(`card signature: ${report.reason}`)
+        // a rejected card is not held, so its ETag must not turn the next answer into a 304
+        if (result.hash !== cardHash) etag = undefined
+      } else {
+        if (result.hash !== cardHash) {
+          // a changed card resets what the remote has shown about the old one
+          confirmed = new Set()
+          notFound = new Set()
+          refused = undefined
+        }
+        card = result.card
+        raw = result.raw
+        cardPath = result.path
+        etag = result.etag
+        signature = report
+        choice = chooseProtocol(result.raw, o.origin, o.basePath)
+        const changed = result.hash !== cardHash
+        cardHash = result.hash
+        failures = 0
+        lastError = undefined
+        lastSuccessAt = lastRefreshAt
+        o.onRefresh?.('ok')
+        if (changed) o.logger.info({ cardPath, cardHash, protocolVersion: choice.version ?? null, signature: report.state }, 'agent card discovered')
+        if (choice.version === undefined) o.logger.warn({ reason: choice.reason }, 'the agent card offers no A2A protocol the gateway speaks')
       }
-      card = result.card
-      cardHash = result.hash
-      cardPath = result.path
-      failures = 0
-      lastError = undefined
-      lastSuccessAt = lastRefreshAt
-      o.onRefresh?.('ok')
-      o.logger.info({ cardPath, cardHash }, 'agent card discovered')
     } else {
-      failures += 1
-      lastError = 'error' in result ? result.error : result.why
-      o.onRefresh?.('failed')
-      o.logger.warn({ reason: lastError, consecutiveFailures: failures }, 'agent card refresh failed')
+      fail('error' in result ? result.error : result.why)
     }
     recompute()
     return snapshot()
-  }
-
-  function cardUrlMismatch (): boolean {
-    if (card === undefined || card.url === undefined) return false
-    if (typeof card.url !== 'string') return true
-    try {
-      return new URL(card.url).origin !== o.origin
-    } catch {
-      return true
-    }
   }
 
   function snapshot (): DiscoverySnapshot {
@@ -132,11 +219,14 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
       card,
       cardHash,
       cardPath,
-      cardUrlMismatch: cardUrlMismatch(),
+      cardUrlMismatch: choice?.urlMismatch ?? false,
+      protocol: choice !== undefined ? { ...choice, refused } : undefined,
+      signature,
       lastRefreshAt,
       lastSuccessAt,
       consecutiveFailures: failures,
-      lastError
+      lastError,
+      nextRefreshAt: nextRefreshAt !== undefined ? new Date(nextRefreshAt).toISOString() : undefined
     }
   }
 
@@ -146,10 +236,23 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
     return inFlight
   }
 
+  // a chain of timeouts, not an interval: each refresh sets the delay to the next
+  function schedule (): void {
+    if (!running) return
+    nextRefreshAt = Date.now() + nextDelayMs
+    timer = setTimeout(() => {
+      refresh()
+        .catch((err: unknown) => { o.logger.error({ err }, 'agent card refresh crashed') })
+        .finally(schedule)
+    }, nextDelayMs)
+    timer.unref()
+  }
+
   return {
     refresh,
     snapshot,
     capability: (name) => model.capabilities[name],
+    wire: () => wire,
     confirm: (name) => {
       if (card === undefined || confirmed.has(name)) return
       confirmed.add(name)
@@ -160,15 +263,23 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
       notFound.add(name)
       recompute()
     },
+    markVersionRefused: (version) => {
+      if (card === undefined || choice?.version !== version || refused === version) return
+      refused = version
+      recompute()
+      o.logger.warn({ protocolVersion: version }, 'the remote refused the A2A protocol version its card advertises; refreshing the card')
+      refresh().catch((err: unknown) => { o.logger.error({ err }, 'agent card refresh crashed') })
+    },
     start: () => {
-      timer ??= setInterval(() => {
-        refresh().catch((err: unknown) => { o.logger.error({ err }, 'agent card refresh crashed') })
-      }, o.intervalMs)
-      timer.unref()
+      if (running) return
+      running = true
+      schedule()
     },
     stop: () => {
-      if (timer !== undefined) clearInterval(timer)
+      running = false
+      if (timer !== undefined) clearTimeout(timer)
       timer = undefined
+      nextRefreshAt = undefined
     }
   }
 }

@@ -16,6 +16,13 @@ export type MutationOperation = typeof MUTATION_OPERATIONS[number]
 export const RECORD_STATES = ['pending', 'applied', 'rejected', 'ambiguous', 'not_applied'] as const
 export type RecordState = typeof RECORD_STATES[number]
 
+/** the states that block a campaign until they are resolved */
+export const UNRESOLVED_STATES = ['pending', 'ambiguous'] as const satisfies readonly RecordState[]
+export type UnresolvedState = typeof UNRESOLVED_STATES[number]
+
+/** where a record sorts in creation order: a page's cursor */
+export interface RecordPosition { createdAt: number; requestId: string }
+
 export interface Resolution {
   kind: 'reconcile' | 'acknowledge'
   /** caller name */
@@ -104,6 +111,14 @@ export interface Ledger {
   listByCampaign: (campaignId: string, opts?: { state?: RecordState; limit?: number }) => Promise<MutationRecord[]>
   /** the oldest `pending` or `ambiguous` record of the campaign, if any */
   firstUnresolved: (campaignId: string) => Promise<MutationRecord | undefined>
+  /**
+   * the `pending` and `ambiguous` records of every campaign (or those of one `state`), oldest
+   * first (created_at, then request id), a page at a time: the records after `after`, the last
+   * one of the previous page. A record inserted meanwhile sorts after every page already read
+   * (it is newer), so pages never shift; a record resolved meanwhile simply drops out
+   * (docs/design.md#finding-unresolved)
+   */
+  listUnresolved: (o: { state?: UnresolvedState; after?: RecordPosition; limit: number }) => Promise<MutationRecord[]>
   /** compare-and-set from `pending`; false when the record was no longer pending */
   recordOutcome: (requestId: string, o: Outcome) => Promise<boolean>
   /**
@@ -141,7 +156,7 @@ export interface Ledger {
    * the audit trail in creation order (created_at, then request id), a page at a time: the
    * records after `after`, from `since` on, of one campaign if given (docs/design.md#operating-the-ledger)
    */
-  exportRecords: (o: { since?: number; campaignId?: string; after?: { createdAt: number; requestId: string }; limit: number }) => Promise<MutationRecord[]>
+  exportRecords: (o: { since?: number; campaignId?: string; after?: RecordPosition; limit: number }) => Promise<MutationRecord[]>
   /**
    * retention: deletes at most `limit` resolved records (applied, rejected, not_applied) last
    * changed before `before`, never one a campaign's bound task names; answers how many

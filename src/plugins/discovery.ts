@@ -5,6 +5,7 @@
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { createDiscovery, type Discovery } from '../discovery/discovery.js'
+import { trustedKeysFromFile } from '../discovery/trusted-keys.js'
 
 declare module 'fastify' {
   interface FastifyInstance { discovery: Discovery }
@@ -13,13 +14,19 @@ declare module 'fastify' {
 export default fp(async (app) => {
   const config = app.gatewayConfig
   const { metrics } = app
+  const logger = (app.log as Logger).child({ component: 'discovery' })
+  const { cardJwks } = config
   const discovery = createDiscovery({
     client: app.upstream,
     origin: config.upstream.origin,
+    basePath: config.upstream.basePath,
     cardMaxBytes: config.upstream.cardMaxBytes,
     controlEnabled: config.controlEnabled,
     intervalMs: config.discoveryIntervalMs,
-    logger: (app.log as Logger).child({ component: 'discovery' }),
+    minIntervalMs: config.discoveryMinIntervalMs,
+    // re-read when the file changes: keys rotate without a restart
+    trustedKeys: cardJwks !== undefined ? trustedKeysFromFile(cardJwks.path, cardJwks.jwks, (problem) => { logger.warn({ problem }, 'the trusted card keys file was refused') }) : undefined,
+    logger,
     onRefresh: (outcome) => metrics.discovery.inc({ outcome })
   })
   metrics.bindDiscovery(() => discovery.snapshot())

@@ -15,13 +15,15 @@ export interface GatewayMetrics {
   ambiguousMutations: Gauge
   capabilityAvailable: Gauge<'capability'>
   controllerMode: Gauge
+  protocolVersion: Gauge<'version'>
+  cardSignature: Gauge<'state'>
   discovery: Counter<'outcome'>
   rateLimited: Counter<'route'>
   rateLimitStoreErrors: Counter
   readCoalesced: Counter
   connectionsDropped: Counter<'listener' | 'reason'>
   /** gauges read the discovery state at scrape time */
-  bindDiscovery: (read: () => { capabilities: Record<string, { state: string }>; mode: string }) => void
+  bindDiscovery: (read: () => { capabilities: Record<string, { state: string }>; mode: string; protocol?: { version: string | undefined } | undefined; signature?: { state: string } | undefined }) => void
   /** the ambiguous-mutations gauge counts the ledger's unresolved records at scrape time */
   bindLedger: (countAmbiguous: () => Promise<number>) => void
 }
@@ -44,7 +46,7 @@ export function createMetrics (): GatewayMetrics {
   // of nodejs_active_handles / _requests / _resources, which stay (docs/design.md#metrics)
   for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name)
   const registers = [registry]
-  let readDiscovery: (() => { capabilities: Record<string, { state: string }>; mode: string }) | undefined
+  let readDiscovery: Parameters<GatewayMetrics['bindDiscovery']>[0] | undefined
   let countAmbiguous: (() => Promise<number>) | undefined
   return {
     bindDiscovery: (read) => { readDiscovery = read },
@@ -84,6 +86,28 @@ export function createMetrics (): GatewayMetrics {
       help: '1 in controller mode, 0 in observer mode',
       registers,
       collect () { this.set(readDiscovery?.().mode === 'controller' ? 1 : 0) }
+    }),
+    // which A2A generation is spoken (docs/design.md#protocol-versions): 1 for the one in use, none when none can be
+    protocolVersion: new Gauge({
+      name: 'gateway_upstream_protocol_version',
+      help: '1 for the A2A protocol version spoken with the remote (0.3 or 1.0)',
+      labelNames: ['version'],
+      registers,
+      collect () {
+        const v = readDiscovery?.().protocol?.version
+        for (const version of ['0.3', '1.0']) this.set({ version }, v === version ? 1 : 0)
+      }
+    }),
+    // the held card's signature state (docs/design.md#signed-cards); a refused card counts in gateway_discovery_total{outcome="failed"}
+    cardSignature: new Gauge({
+      name: 'gateway_card_signature',
+      help: '1 for the signature state of the card in use: absent, present (not verified), verified',
+      labelNames: ['state'],
+      registers,
+      collect () {
+        const s = readDiscovery?.().signature?.state
+        for (const state of ['absent', 'present', 'verified']) this.set({ state }, s === state ? 1 : 0)
+      }
     }),
     discovery: new Counter({ name: 'gateway_discovery_total', help: 'Agent card refreshes by outcome', labelNames: ['outcome'], registers }),
     rateLimited: new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused by the rate limit', labelNames: ['route'], registers }),

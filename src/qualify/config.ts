@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { inlineOrFile, readSecretFile } from '../env-files.js'
 import { parseOpenOperatorUrl } from '../upstream/url.js'
+import type { JSONWebKeySet } from 'jose'
+import { parseJwks } from '../discovery/trusted-keys.js'
 
 export type QualifyEnv = Record<string, string | undefined>
 
@@ -41,6 +43,8 @@ export interface QualifyConfig {
   assertionTimeoutMs: number
   maxResponseBytes: number
   maxTaskResponseBytes: number
+  /** GATEWAY_CARD_JWKS_FILE's keys: the card's signature is then verified, else only reported */
+  cardJwks: JSONWebKeySet | undefined
   warnings: string[]
 }
 
@@ -71,6 +75,16 @@ export function loadQualifyConfig (env: QualifyEnv, deps: { readFile?: (path: st
     if (caPem !== undefined && !caPem.includes('-----BEGIN CERTIFICATE-----')) problems.push('UPSTREAM_CA_FILE: not a PEM certificate bundle')
   }
 
+  let cardJwks: JSONWebKeySet | undefined
+  if (env.GATEWAY_CARD_JWKS_FILE !== undefined && env.GATEWAY_CARD_JWKS_FILE !== '') {
+    const text = readFile(env.GATEWAY_CARD_JWKS_FILE, 'GATEWAY_CARD_JWKS_FILE')
+    if (text !== undefined) {
+      const keys = parseJwks(text)
+      if ('jwks' in keys) cardJwks = keys.jwks
+      else for (const p of keys.problems) problems.push(`GATEWAY_CARD_JWKS_FILE: ${p}`)
+    }
+  }
+
   let target: { origin: string; prefix: string } | undefined
   if (parsed.success) {
     const u = parseOpenOperatorUrl(parsed.data.OPENOPERATOR_URL, parsed.data.NODE_ENV === 'production')
@@ -94,6 +108,7 @@ export function loadQualifyConfig (env: QualifyEnv, deps: { readFile?: (path: st
     assertionTimeoutMs: e.UPSTREAM_READ_TIMEOUT_MS,
     maxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
     maxTaskResponseBytes: e.UPSTREAM_MAX_TASK_RESPONSE_BYTES,
+    cardJwks,
     warnings
   }
 }

@@ -11,6 +11,7 @@ import { identityChecks } from './checks/identity.js'
 import { observerChecks } from './checks/observer.js'
 import { routeChecks } from './checks/routes.js'
 import { createProbe, type Probe } from './probe.js'
+import { WIRE_V03 } from '../upstream/a2a-wire.js'
 import { ProbeFailure, fail, type Result } from './types.js'
 
 export const CHECKS: readonly Check[] = [...discoveryChecks, ...routeChecks, ...authChecks, ...argusChecks, ...identityChecks, ...observerChecks]
@@ -28,7 +29,7 @@ export async function runQualification (config: QualifyConfig, opts: RunOptions 
   const ctx: QualifyContext = {
     config,
     probe,
-    rpc: { probe, endpoint: `${config.prefix}/a2a/`, maxBytes: config.maxResponseBytes, maxTaskBytes: config.maxTaskResponseBytes },
+    rpc: { probe, endpoint: `${config.prefix}/a2a/`, maxBytes: config.maxResponseBytes, maxTaskBytes: config.maxTaskResponseBytes, wire: WIRE_V03 },
     observerTask: opts.observerTask,
     facts: { cards: [], reads: new Map() },
     at: (path) => `${config.prefix}${path}`

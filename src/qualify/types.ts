@@ -6,11 +6,11 @@ export type Status = 'PASS' | 'FAIL' | 'SKIP'
 export interface Result {
   name: string
   status: Status
-  /** present for FAIL and SKIP; written by the tool, one line */
+  /** present for FAIL and SKIP (and a PASS that reports what it found); written by the tool, one line */
   reason?: string
 }
 
-export const pass = (name: string): Result => ({ name, status: 'PASS' })
+export const pass = (name: string, reason?: string): Result => reason === undefined ? { name, status: 'PASS' } : { name, status: 'PASS', reason }
 export const fail = (name: string, reason: string): Result => ({ name, status: 'FAIL', reason })
 export const skip = (name: string, reason: string): Result => ({ name, status: 'SKIP', reason })
 

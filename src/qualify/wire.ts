@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Probe, ProbeAuth } from './probe.js'
+import type { A2aWire, A2aMethod } from '../upstream/a2a-wire.js'
 import { ProbeFailure } from './types.js'
 
 export const ARGUS_URN = 'urn:openoperator:argus-supervisor:v1'
@@ -60,7 +61,11 @@ export interface RpcContext {
   endpoint: string
   maxBytes: number
   maxTaskBytes: number
+  /** the protocol generation the card chose (protocol_version sets it; v0.3 until then) */
+  wire: A2aWire
 }
+
+const A2A_METHODS = new Set<string>(['message/send', 'tasks/get', 'tasks/cancel'])
 
 export type RpcAnswer =
   | { kind: 'http'; status: number }
@@ -70,12 +75,15 @@ export type RpcAnswer =
 
 export async function rpc (ctx: RpcContext, method: string, params: Json, opts: { id?: string; auth?: ProbeAuth; signal: AbortSignal; argus?: boolean }): Promise<RpcAnswer> {
   const id = opts.id ?? freshId(method.replace(/\W/g, '-'))
+  // the checks speak v0.3's names and shapes; a v1.0 remote gets them translated (docs/design.md#protocol-versions)
+  const a2a = A2A_METHODS.has(method) ? method as A2aMethod : undefined
+  const { wire } = ctx
   const answer = await ctx.probe.send({
     method: 'POST',
     path: ctx.endpoint,
     auth: opts.auth ?? 'configured',
-    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-    headers: opts.argus === true ? { 'x-a2a-extensions': ARGUS_URN } : {},
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: a2a !== undefined ? wire.method(a2a) : method, params: a2a === 'message/send' ? wire.sendParams(params) : params }),
+    headers: wire.headers(opts.argus === true ? { 'x-a2a-extensions': ARGUS_URN } : {}),
     maxBytes: method === 'tasks/get' ? ctx.maxTaskBytes : ctx.maxBytes,
     signal: opts.signal
   })
@@ -84,7 +92,7 @@ export async function rpc (ctx: RpcContext, method: string, params: Json, opts: 
   if (!isObject(body) || body.jsonrpc !== '2.0') return { kind: 'invalid', reason: 'the answer is not a JSON-RPC 2.0 response' }
   if (body.id !== id) return { kind: 'invalid', reason: 'the JSON-RPC response carries another id' }
   if (isObject(body.error)) return { kind: 'error', code: body.error.code, message: body.error.message, data: body.error.data }
-  if ('result' in body) return { kind: 'result', result: body.result }
+  if ('result' in body) return { kind: 'result', result: a2a === 'message/send' ? wire.sendResult(body.result) : a2a !== undefined ? wire.task(body.result) : body.result }
   return { kind: 'invalid', reason: 'the JSON-RPC response has neither result nor error' }
 }
 

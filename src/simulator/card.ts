@@ -19,13 +19,18 @@ const ARGUS = [
   { id: 'argus_campaign_list', name: 'Campaign list', description: 'Read-only list of OpenTraining campaigns.' }
 ]
 
-export function defaultCard(origin: string, opts: CardOptions = {}): Record<string, unknown> {
-  const skills = [GENERAL, ...(opts.argusEnabled === false ? [] : ARGUS)].map((s) => ({
+/** The skills both card versions list (the same shape in v0.3 and v1.0). */
+export function cardSkills(opts: CardOptions): Array<Record<string, unknown>> {
+  return [GENERAL, ...(opts.argusEnabled === false ? [] : ARGUS)].map((s) => ({
     ...s,
     tags: s.id === 'general_assistance' ? ['assistant'] : ['argus', 'read-only'],
     inputModes: MODES,
     outputModes: MODES
   }))
+}
+
+export function defaultCard(origin: string, opts: CardOptions = {}): Record<string, unknown> {
+  const skills = cardSkills(opts)
   const card: Record<string, unknown> = {
     name: 'OpenOperator',
     description: 'OpenOperator autonomous operator (simulated).',

@@ -14,12 +14,15 @@ import { rpcResult } from './rpc-outcome.js'
 import { describeIssue } from './rpc-schemas.js'
 import type { ControlOperation } from './types.js'
 
-/** The operation a method name serves; 'removed' for tasks/cancel when cancel is nulled out. */
-export function controlRoute(control: ResolvedControl | undefined, method: string): ControlOperation | 'removed' | undefined {
+/**
+ * The operation a method name serves; 'removed' for the wire's standard cancel
+ * (`tasks/cancel`, v1.0 `CancelTask`) when cancel is nulled out.
+ */
+export function controlRoute(control: ResolvedControl | undefined, method: string, standardCancel = 'tasks/cancel'): ControlOperation | 'removed' | undefined {
   if (control === undefined) return undefined
   const op = CONTROL_OPERATIONS.find((o) => control.methods[o] === method)
   if (op !== undefined) return op
-  return method === 'tasks/cancel' && control.methods.cancel === null ? 'removed' : undefined
+  return method === standardCancel && control.methods.cancel === null ? 'removed' : undefined
 }
 
 type Ctx = { control: ResolvedControl; book: ControlBook; rpcId: unknown }

@@ -1,7 +1,7 @@
 // The campaign-control extension's configuration as the remote sees it: the seed's default
 // method map, the resolved options, the card entry that advertises them, and the one
 // constraints envelope the remote accepts.
-import type { CampaignControlOptions, ControlOperation } from './types.js'
+import type { CampaignControlOptions, ControlOperation, SimulatorProtocol } from './types.js'
 
 export const CONTROL_URN = 'urn:openoperator:campaign-control:v1'
 
@@ -9,7 +9,7 @@ export const CONTROL_OPERATIONS: readonly ControlOperation[] = [
   'claim_control', 'read_control', 'renew_control', 'release_control', 'intervene', 'request_status', 'cancel'
 ]
 
-// The seed's map, verbatim.
+// The seed's map, verbatim; a v1.0 (or dual) server advertises v1.0's own cancel method.
 const DEFAULT_METHODS: Record<ControlOperation, string> = {
   claim_control: 'campaign/claim_control',
   read_control: 'campaign/read_control',
@@ -31,8 +31,11 @@ export interface ResolvedControl {
   clock: () => number
 }
 
-export function resolveControl(opts: CampaignControlOptions): ResolvedControl {
-  const methods: Record<ControlOperation, string | null> = { ...DEFAULT_METHODS }
+// The standard methods an operation must not take over, whichever wire carries them.
+const STANDARD_METHODS = new Set(['message/send', 'tasks/get', 'SendMessage', 'GetTask'])
+
+export function resolveControl(opts: CampaignControlOptions, protocol: SimulatorProtocol = 'v0.3'): ResolvedControl {
+  const methods: Record<ControlOperation, string | null> = { ...DEFAULT_METHODS, ...(protocol === 'v0.3' ? {} : { cancel: 'CancelTask' }) }
   for (const op of CONTROL_OPERATIONS) {
     const name = opts.operations?.[op]
     if (name === '') throw new TypeError(`campaignControl.operations.${op} must be a non-empty method name or null`)
@@ -40,7 +43,7 @@ export function resolveControl(opts: CampaignControlOptions): ResolvedControl {
   }
   const served = Object.values(methods).filter((m) => m !== null)
   if (new Set(served).size !== served.length) throw new TypeError('campaignControl.operations must name distinct methods')
-  if (served.some((m) => m === 'message/send' || m === 'tasks/get')) throw new TypeError('campaignControl.operations cannot take over message/send or tasks/get')
+  if (served.some((m) => STANDARD_METHODS.has(m))) throw new TypeError('campaignControl.operations cannot take over message/send, tasks/get, SendMessage or GetTask')
   const submissionStates = opts.submissionStates ?? ['submitted', 'working']
   if (submissionStates.length === 0) throw new TypeError('campaignControl.submissionStates needs at least one state')
   return {

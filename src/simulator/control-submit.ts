@@ -1,7 +1,8 @@
 // The two campaign mutations that ride on standard A2A methods. A submission is a
-// non-blocking message/send carrying metadata.argus_supervisor: same policy and lease checks
-// as any mutation, answered at once with a durable task. tasks/cancel, as on real servers,
-// ignores its metadata for authority (docs/design.md#campaign-control); its request id still counts, and an
+// non-blocking message/send (v1.0: SendMessage with returnImmediately) carrying
+// metadata.argus_supervisor: same policy and lease checks as any mutation, answered at once
+// with a durable task. tasks/cancel (v1.0: CancelTask), as on real servers, ignores its
+// metadata for authority (docs/design.md#campaign-control); its request id still counts, and an
 // applied cancel is remembered, so request_status and replays know it, and logged with the
 // sender the metadata names (whose lease may well be gone: that is what the log shows).
 import type { ControlBook, Sender } from './control-book.js'
@@ -9,6 +10,7 @@ import type { ResolvedControl } from './control-options.js'
 import { SubmissionMetadata, campaignIdOf, requestIdOf } from './control-params.js'
 import { authority, policyRefusal } from './control-rules.js'
 import { invalidParams, mutateOnce } from './control-mutation.js'
+import type { SendMode } from './message-send.js'
 import type { RpcOutcome } from './rpc-outcome.js'
 import type { MessageSendParams } from './rpc-schemas.js'
 import { describeIssue } from './rpc-schemas.js'
@@ -25,7 +27,7 @@ export function isSubmission(params: MessageSendParams): boolean {
   return params.message.metadata?.argus_supervisor !== undefined
 }
 
-export function handleSubmission(deps: ControlDeps, rpcId: unknown, params: MessageSendParams): RpcOutcome {
+export function handleSubmission(deps: ControlDeps, rpcId: unknown, params: MessageSendParams, mode: SendMode): RpcOutcome {
   const { control, book, tasks } = deps
   const raw = params.message.metadata?.argus_supervisor
   const requestId = requestIdOf(raw)
@@ -33,7 +35,7 @@ export function handleSubmission(deps: ControlDeps, rpcId: unknown, params: Mess
   const parsed = SubmissionMetadata.safeParse(raw)
   if (!parsed.success) return invalidParams(rpcId, `message.metadata.argus_supervisor: ${describeIssue(parsed.error)}`)
   const meta = parsed.data
-  if (params.configuration?.blocking !== false) return invalidParams(rpcId, 'a submission must set configuration.blocking to false')
+  if (!mode.atOnce) return invalidParams(rpcId, mode.atOnceRule)
   if (params.message.messageId !== meta.request_id) return invalidParams(rpcId, 'a submission needs message.messageId equal to its request_id')
 
   const sender = { controllerId: meta.controller_id, epoch: meta.controller_epoch }

@@ -1,11 +1,13 @@
 // Read-only discovery routes (no auth): health, docs, both agent card paths as each profile
-// serves them, and the seed's wrong routes, which must fail rather than alias the methods.
+// (and, on v1.0, the SDK) serves them, and the seed's wrong routes, which must fail rather
+// than alias the methods. A card answer is built, signed, tampered with if a test asks,
+// then cached by ETag (card-serving.ts).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { defaultCard } from './card.js'
-import { controlExtension } from './control-options.js'
+import { cardBody, currentCard, sendCard } from './card-serving.js'
 import { DOCS_HTML, FASTA2A_DOCS_HTML, WRONG_ROUTES, a2aDocs } from './docs.js'
 import type { RouteName } from './fault-book.js'
 import { pause, sendFault } from './fault-replies.js'
+import { A2A_VERSION_HEADER, cardWire } from './protocol.js'
 import type { SimulatorState } from './state.js'
 
 export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
@@ -24,10 +26,12 @@ export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
     })
     app.get('/a2a/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(FASTA2A_DOCS_HTML))
 
-    // FastA2A serves agent.json; OpenOperator adds agent-card.json; a2a-js serves only agent-card.json.
-    const { profile } = state.opts
-    app.get('/a2a/.well-known/agent-card.json', cardHandler(state, 'agent-card', profile !== 'fasta2a'))
-    app.get('/a2a/.well-known/agent.json', cardHandler(state, 'agent-json', profile !== 'a2a-js'))
+    // FastA2A serves agent.json; OpenOperator adds agent-card.json; a2a-js serves only
+    // agent-card.json, and so does any v1.0 server (agent.json is the v0.2 path).
+    const { profile, protocol } = state.opts
+    const v1 = protocol !== 'v0.3'
+    app.get(AGENT_CARD, cardHandler(state, 'agent-card', AGENT_CARD, v1 || profile !== 'fasta2a'))
+    app.get(AGENT_JSON, cardHandler(state, 'agent-json', AGENT_JSON, !v1 && profile !== 'a2a-js'))
 
     // a `wrongRoute` fault plays a misrouted server that answers one of them
     for (const url of WRONG_ROUTES) {
@@ -43,36 +47,41 @@ export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
   }
 }
 
-export function currentCard(state: SimulatorState): Record<string, unknown> {
-  const card = defaultCard(state.origin, {
-    argusEnabled: state.opts.argusEnabled,
-    authSchemes: state.opts.secret === undefined ? undefined : state.opts.authSchemes
-  })
-  const { control } = state.opts
-  if (control?.advertise === true) {
-    const capabilities = card.capabilities as Record<string, unknown>
-    card.capabilities = { ...capabilities, extensions: [controlExtension(control)] }
+const AGENT_CARD = '/a2a/.well-known/agent-card.json'
+const AGENT_JSON = '/a2a/.well-known/agent.json'
+
+function cardHandler(state: SimulatorState, route: RouteName, path: string, served: boolean) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const version = cardWire(state.opts.protocol, headerOf(request, A2A_VERSION_HEADER))
+    if (await faulted(state, route, request, reply, () => currentCard(state, version))) return reply
+    if (!served) {
+      countCard(state, path, 404)
+      return plain(reply, 404, 'Not Found')
+    }
+    const status = sendCard(state, request, reply, await cardBody(state, version))
+    countCard(state, path, status)
+    return reply
   }
-  return state.cardTransform === undefined ? card : state.cardTransform(card)
 }
 
-function cardHandler(state: SimulatorState, route: RouteName, served: boolean) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const card = currentCard(state)
-    if (await faulted(state, route, request, reply, card)) return reply
-    if (!served) return plain(reply, 404, 'Not Found')
-    return reply.type('application/json').send(JSON.stringify(card))
-  }
+function countCard(state: SimulatorState, path: string, status: number): void {
+  const counts = (state.cardCounts[path] ??= {})
+  counts[status] = (counts[status] ?? 0) + 1
+}
+
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
 }
 
 /** Applies the route's next fault; true when the fault answered (or dropped) the request. */
-async function faulted(state: SimulatorState, route: RouteName, request: FastifyRequest, reply: FastifyReply, base: Record<string, unknown>, path?: string): Promise<boolean> {
+async function faulted(state: SimulatorState, route: RouteName, request: FastifyRequest, reply: FastifyReply, base: Record<string, unknown> | (() => Record<string, unknown>), path?: string): Promise<boolean> {
   const fault = state.faults.takeForRequest({ route, path })
   if (fault === undefined) return false
   if (fault.kind === 'delay') return !(await pause(state, request, reply, fault.ms))
   // rpc-only kinds never reach a GET route (the fault book filters them).
   if (fault.kind === 'wrong-id' || fault.kind === 'hold') return false
-  await sendFault(request, reply, fault, base)
+  await sendFault(request, reply, fault, typeof base === 'function' ? base() : base)
   return true
 }
 

@@ -2,8 +2,7 @@
 // its handler. Each waits, unapplied and unanswered, until a test delivers it (it then runs as
 // if it had just arrived) or drops it (a remote that lost it). Closing the simulator drops them
 // all, so close never waits on one.
-import type { FaultContext } from './fault-book.js'
-import type { ParsedBody } from './rpc-dispatch.js'
+import type { RpcInput } from './rpc-dispatch.js'
 import type { RpcOutcome } from './rpc-outcome.js'
 import type { HeldRequest } from './types.js'
 
@@ -12,8 +11,7 @@ export type HeldFate = { kind: 'delivered'; outcome: RpcOutcome } | { kind: 'dro
 
 interface Entry {
   request: HeldRequest
-  body: ParsedBody
-  ctx: FaultContext
+  input: RpcInput
   settle: (fate: HeldFate) => void
 }
 
@@ -25,9 +23,9 @@ export class HeldRequests {
   }
 
   /** Parks a request; resolves once it is delivered or dropped (at once if the simulator is closing). */
-  hold(request: HeldRequest, body: ParsedBody, ctx: FaultContext): Promise<HeldFate> {
+  hold(request: HeldRequest, input: RpcInput): Promise<HeldFate> {
     if (this.closing.aborted) return Promise.resolve({ kind: 'dropped' })
-    return new Promise((settle) => this.entries.push({ request, body, ctx, settle }))
+    return new Promise((settle) => this.entries.push({ request, input, settle }))
   }
 
   list(): HeldRequest[] {
@@ -38,9 +36,9 @@ export class HeldRequests {
    * Runs the matching requests through `handle`, in arrival order, synchronously: each is
    * applied before this returns; only the answers go out later.
    */
-  deliver(handle: (body: ParsedBody, ctx: FaultContext) => RpcOutcome, filter?: (r: HeldRequest) => boolean): number {
+  deliver(handle: (input: RpcInput) => RpcOutcome, filter?: (r: HeldRequest) => boolean): number {
     const taken = this.take(filter)
-    for (const entry of taken) entry.settle({ kind: 'delivered', outcome: handle(entry.body, entry.ctx) })
+    for (const entry of taken) entry.settle({ kind: 'delivered', outcome: handle(entry.input) })
     return taken.length
   }
 

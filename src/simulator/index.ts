@@ -13,6 +13,10 @@ export type {
   AppliedMutation,
   AuthScheme,
   CampaignControlOptions,
+  CardCacheOptions,
+  CardRequestCounts,
+  CardSigningKey,
+  CardSigningOptions,
   CardTransform,
   ControlOperation,
   Fault,
@@ -28,6 +32,7 @@ export type {
   SimulatorControl,
   SimulatorOptions,
   SimulatorProfile,
+  SimulatorProtocol,
   WireProfile
 } from './types.js'
 export { defaultCard } from './card.js'
@@ -36,11 +41,12 @@ export { ARGUS_URN } from './argus.js'
 export { CONTROL_URN } from './control-options.js'
 export { CONTROL_REFUSED_CODE } from './control-rules.js'
 export { DEFAULT_SOURCE_SHA } from './state.js'
+export { SIMULATOR_PROTOCOLS } from './protocol.js'
 export { DEMO_FILE_PATH, DEMO_TASK_ID }
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const opts = resolveOptions(options)
-  const state = createState(opts)
+  const state = createState(opts, options.cardSigning)
   const app = buildSimulatorApp(state, options.tls)
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 })
   state.origin = originOf(app.server.address() as AddressInfo, options.tls !== undefined)
@@ -57,6 +63,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setCard: (transform) => {
       state.cardTransform = transform
     },
+    setCardAfterSigning: (transform) => {
+      state.cardAfterSigning = transform
+    },
+    setCardSigning: (signing) => state.signer.set(signing),
+    cardRequests: () => structuredClone(state.cardCounts),
     addTask: (task) => state.tasks.add(task),
     getTask: (id) => state.tasks.get(id),
     control: {
@@ -70,13 +81,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       now: () => state.control.now()
     },
     held: () => state.held.list(),
-    deliverHeld: (filter) => state.held.deliver((body, ctx) => handleRpc(state, body, ctx), filter),
+    deliverHeld: (filter) => state.held.deliver((input) => handleRpc(state, input), filter),
     dropHeld: (filter) => state.held.drop(filter),
     reset: () => {
       // In place: callers may hold on to `received`.
       state.received.length = 0
+      state.cardCounts = {}
       state.faults.clear()
       state.cardTransform = opts.initialCard
+      state.cardAfterSigning = opts.initialCardAfterSigning
     },
     close: () => {
       closed ??= (async () => {

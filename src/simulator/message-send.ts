@@ -1,8 +1,9 @@
-// message/send: Argus reads and plain messages both become tasks. FastA2A ignores `blocking`
-// and always answers `submitted`; a2a-js honours `blocking: true` and answers the finished
-// task; OpenOperator's Argus reads bypass the model, so by default they answer `completed`.
-// Argus errors go out as a JSON-RPC error by default, or wherever an injected `argus-error`
-// fault places them. With campaign control served, argus_supervisor metadata is a submission.
+// message/send (and v1.0 SendMessage, translated to it): Argus reads and plain messages both
+// become tasks. FastA2A ignores `blocking` and always answers `submitted`; a2a-js honours
+// `blocking: true` and answers the finished task, as v1.0 does unless `returnImmediately`;
+// OpenOperator's Argus reads bypass the model, so by default they answer `completed`. Argus
+// errors go out as a JSON-RPC error by default, or wherever an injected `argus-error` fault
+// places them. With campaign control served, argus_supervisor metadata is a submission.
 import { argusErrorPayload, argusRpcError, decideArgus, isArgusRead } from './argus.js'
 import { handleSubmission, isSubmission } from './control-submit.js'
 import type { FaultContext } from './fault-book.js'
@@ -12,6 +13,7 @@ import { rpcError, rpcResult } from './rpc-outcome.js'
 import type { SimulatorState } from './state.js'
 import type { Payload, TaskPlan } from './task-store.js'
 import type { ArgusErrorPlacement } from './types.js'
+import { internalState } from './v1-wire.js'
 
 // What the a2a-js interop executor attaches to every task it finishes (fixture).
 const A2A_JS_METADATA = {
@@ -28,12 +30,28 @@ const A2A_JS_METADATA = {
   metrics: { loss: 0.1 }
 }
 
-export function handleMessageSend(state: SimulatorState, id: unknown, params: MessageSendParams, ctx: FaultContext): RpcOutcome {
+/** How the call asked to be answered, as its wire spells it. */
+export interface SendMode {
+  /** Answer once the task is finished. */
+  blocking: boolean
+  /** The call explicitly asked for an answer at once (what a submission must ask). */
+  atOnce: boolean
+  /** The rule a submission that did not ask breaks, for the -32602 message. */
+  atOnceRule: string
+}
+
+/** v0.3: only a2a-js honours `blocking: true`; a submission must say `blocking: false`. */
+export function v03SendMode(state: SimulatorState, params: MessageSendParams): SendMode {
+  const blocking = params.configuration?.blocking
+  return { blocking: state.opts.profile === 'a2a-js' && blocking === true, atOnce: blocking === false, atOnceRule: 'a submission must set configuration.blocking to false' }
+}
+
+export function handleMessageSend(state: SimulatorState, id: unknown, params: MessageSendParams, ctx: FaultContext, mode: SendMode): RpcOutcome {
   const { message } = params
-  const blocking = state.opts.profile === 'a2a-js' && params.configuration?.blocking === true
+  const { blocking } = mode
   const { control } = state.opts
   if (control !== undefined && !isArgusRead(message) && isSubmission(params)) {
-    return handleSubmission({ control, book: state.control, tasks: state.tasks }, id, params)
+    return handleSubmission({ control, book: state.control, tasks: state.tasks }, id, params, mode)
   }
   if (!isArgusRead(message)) {
     const supervisor = message.metadata?.argus_supervisor
@@ -63,12 +81,13 @@ function lifecycle(steps: number, blocking: boolean, last: string): string[] {
 function scriptedPlan(state: SimulatorState, ctx: FaultContext, payload: Payload): TaskPlan | undefined {
   const fault = state.faults.takeArgus(ctx, 'task-states')
   if (fault === undefined || fault.states.length === 0) return undefined
-  const last = fault.states[fault.states.length - 1]
+  const states = fault.states.map(internalState)
+  const last = states[states.length - 1]
   let finalPayload: Payload | undefined
   if (fault.final === 'payload') finalPayload = payload
   else if (fault.final !== undefined) finalPayload = { error: fault.final.error }
   else if (last === 'completed') finalPayload = payload
-  return { states: [...fault.states], finalPayload }
+  return { states, finalPayload }
 }
 
 function a2aJsMetadata(state: SimulatorState): Record<string, unknown> | undefined {

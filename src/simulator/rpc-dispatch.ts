@@ -1,16 +1,19 @@
-// JSON-RPC 2.0 over POST /a2a/: framing, method dispatch and the standard task methods.
-// Where FastA2A and a2a-js disagree (refusals, history, cancel of a finished task) the
-// profile decides; the fixtures of both are the reference for every shape. Campaign-control
-// methods are matched first, by the names the options advertise.
+// JSON-RPC 2.0 over POST /a2a/: the wire the request's version picks (a v0.3 simulator has
+// only one), then for v0.3 framing, method dispatch and the standard task methods. Where
+// FastA2A and a2a-js disagree (refusals, history, cancel of a finished task) the profile
+// decides; the fixtures of both are the reference for every shape. Campaign-control methods
+// are matched first, by the names the options advertise. v1.0 is v1-dispatch.ts.
 import { argusOperationOf } from './argus.js'
 import { controlRoute, handleControl } from './control-dispatch.js'
 import { handleControlCancel } from './control-submit.js'
 import type { FaultContext } from './fault-book.js'
-import { handleMessageSend } from './message-send.js'
+import { handleMessageSend, v03SendMode } from './message-send.js'
+import { rpcWire } from './protocol.js'
 import type { RpcOutcome } from './rpc-outcome.js'
 import { PLAIN_500, refused, rpcError, rpcResult } from './rpc-outcome.js'
 import { MessageSendParamsSchema, TaskIdParamsSchema, TaskQueryParamsSchema, describeIssue, snakeCaseKeys } from './rpc-schemas.js'
 import type { SimulatorState } from './state.js'
+import { handleV1Rpc } from './v1-dispatch.js'
 import type { z } from 'zod'
 
 export type ParsedBody = { ok: true; value: unknown } | { ok: false }
@@ -23,15 +26,28 @@ export function parseBody(raw: string): ParsedBody {
   }
 }
 
-/** Which faults a POST /a2a/ body can match: its method and, for message/send, its Argus operation. */
+/** One POST /a2a/ call as the handler takes it (now, or when a held one is delivered). */
+export interface RpcInput {
+  body: ParsedBody
+  ctx: FaultContext
+  /** The A2A-Version header as sent; undefined when absent. */
+  version: string | undefined
+}
+
+/** Which faults a POST /a2a/ body can match: its method and, for message/send or SendMessage, its Argus operation. */
 export function rpcFaultContext(body: ParsedBody): FaultContext {
   if (!body.ok || !isObject(body.value) || typeof body.value.method !== 'string') return { route: 'rpc' }
   const rpcMethod = body.value.method
-  const argusOperation = rpcMethod === 'message/send' ? argusOperationOf(body.value.params) : undefined
+  const argusOperation = rpcMethod === 'message/send' || rpcMethod === 'SendMessage' ? argusOperationOf(body.value.params) : undefined
   return { route: 'rpc', rpcMethod, argusOperation }
 }
 
-export function handleRpc(state: SimulatorState, body: ParsedBody, ctx: FaultContext): RpcOutcome {
+export function handleRpc(state: SimulatorState, input: RpcInput): RpcOutcome {
+  const wire = rpcWire(state.opts.protocol, input.version)
+  return wire === '0.3' ? handleV03Rpc(state, input.body, input.ctx) : handleV1Rpc(state, input.body, input.ctx, wire)
+}
+
+function handleV03Rpc(state: SimulatorState, body: ParsedBody, ctx: FaultContext): RpcOutcome {
   const { profile } = state.opts
   if (!body.ok) {
     // FastA2A validates the raw bytes with one pydantic adapter, so bad JSON is just another 500.
@@ -51,7 +67,7 @@ export function handleRpc(state: SimulatorState, body: ParsedBody, ctx: FaultCon
   switch (route === 'cancel' ? 'tasks/cancel' : request.method) {
     case 'message/send': {
       const params = validate(state, id, MessageSendParamsSchema, request.params)
-      return params.ok ? handleMessageSend(state, id, params.value, ctx) : params.outcome
+      return params.ok ? handleMessageSend(state, id, params.value, ctx, v03SendMode(state, params.value)) : params.outcome
     }
     case 'tasks/get': {
       const params = validate(state, id, TaskQueryParamsSchema, request.params)

@@ -6,7 +6,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { isAuthorized } from './auth.js'
 import { dropConnection, pause, sendFault } from './fault-replies.js'
+import { A2A_VERSION_HEADER, rpcWire } from './protocol.js'
 import { handleRpc, parseBody, rpcFaultContext } from './rpc-dispatch.js'
+import type { RpcInput } from './rpc-dispatch.js'
 import type { RpcOutcome } from './rpc-outcome.js'
 import type { SimulatorState } from './state.js'
 
@@ -18,11 +20,13 @@ export function rpcRoutes(state: SimulatorState): FastifyPluginAsync {
       }
       const body = parseBody(typeof request.body === 'string' ? request.body : '')
       const ctx = rpcFaultContext(body)
+      const header = request.headers[A2A_VERSION_HEADER]
+      const input: RpcInput = { body, ctx, version: Array.isArray(header) ? header.join(', ') : header }
       const rpcId = requestId(body.ok ? body.value : undefined)
       const fault = state.faults.takeForRequest(ctx)
       if (fault?.kind === 'hold') {
         // Accepted, not handled: the connection stays open until a test delivers or drops it.
-        const fate = await state.held.hold({ method: ctx.rpcMethod ?? '', id: rpcId }, body, ctx)
+        const fate = await state.held.hold({ method: ctx.rpcMethod ?? '', id: rpcId }, input)
         if (fate.kind === 'dropped') {
           dropConnection(request, reply)
           return reply
@@ -31,12 +35,14 @@ export function rpcRoutes(state: SimulatorState): FastifyPluginAsync {
       }
       if (fault?.kind === 'delay' && !(await pause(state, request, reply, fault.ms))) return reply
       if (fault !== undefined && fault.kind !== 'delay' && fault.kind !== 'drop' && fault.kind !== 'wrong-id') {
-        const base = { jsonrpc: '2.0', id: rpcId, result: { kind: 'task', id: 'oversized', contextId: 'oversized', status: { state: 'completed' } } }
+        const v1 = rpcWire(state.opts.protocol, input.version) !== '0.3'
+        const task = v1 ? { task: { id: 'oversized', contextId: 'oversized', status: { state: 'TASK_STATE_COMPLETED' } } } : { kind: 'task', id: 'oversized', contextId: 'oversized', status: { state: 'completed' } }
+        const base = { jsonrpc: '2.0', id: rpcId, result: task }
         await sendFault(request, reply, fault, base, rpcId)
         return reply
       }
 
-      const outcome = handleRpc(state, body, ctx)
+      const outcome = handleRpc(state, input)
       // The call was applied; only its answer is lost — the ambiguous write a client must survive.
       if (fault?.kind === 'drop') {
         dropConnection(request, reply)

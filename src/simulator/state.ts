@@ -1,13 +1,15 @@
 // The simulator's mutable state, shared by its routes: resolved options, what it received,
-// the injected faults, the card transform, the task store, the campaign-control book and the
-// held requests. One object per simulator, so several simulators can run side by side in one
-// test process.
-import type { AuthScheme, CardTransform, ReceivedRequest, SimulatorOptions, WireProfile } from './types.js'
+// the injected faults, the card transforms and signing keys, the task store, the
+// campaign-control book and the held requests. One object per simulator, so several
+// simulators can run side by side in one test process.
+import type { AuthScheme, CardCacheOptions, CardRequestCounts, CardSigningOptions, CardTransform, ReceivedRequest, SimulatorOptions, SimulatorProtocol, WireProfile } from './types.js'
+import { CardSigner } from './card-signing.js'
 import { ControlBook } from './control-book.js'
 import type { ResolvedControl } from './control-options.js'
 import { resolveControl } from './control-options.js'
 import { FaultBook } from './fault-book.js'
 import { HeldRequests } from './held-requests.js'
+import { SIMULATOR_PROTOCOLS } from './protocol.js'
 import { TaskStore } from './task-store.js'
 
 export const DEFAULT_SOURCE_SHA = '5e1f0c0ffee0123456789abcdef0123456789abc'
@@ -22,8 +24,12 @@ export interface ResolvedOptions {
   /** Polls an Argus read's task needs: taskSteps when given, else 0 for openoperator (reads bypass the model). */
   argusTaskSteps: number
   initialCard: CardTransform | undefined
+  initialCardAfterSigning: CardTransform | undefined
   /** Set when campaign control is served. */
   control: ResolvedControl | undefined
+  protocol: SimulatorProtocol
+  /** Undefined: no caching headers. */
+  cardCache: Required<CardCacheOptions> | undefined
 }
 
 export interface SimulatorState {
@@ -37,6 +43,11 @@ export interface SimulatorState {
   /** Requests a `hold` fault parked before the handler. */
   held: HeldRequests
   cardTransform: CardTransform | undefined
+  cardAfterSigning: CardTransform | undefined
+  /** The signing keys and the signatures of the last card bodies they signed. */
+  signer: CardSigner
+  /** Card answers by path and status. */
+  cardCounts: CardRequestCounts
   /** Aborted on close, so a long injected delay or a held request cannot hold the server open. */
   closing: AbortController
 }
@@ -47,6 +58,8 @@ export function resolveOptions(opts: SimulatorOptions): ResolvedOptions {
   const controlOptions = opts.campaignControl ?? (requested === 'campaign-control' ? {} : undefined)
   const taskSteps = opts.taskSteps ?? 2
   if (!Number.isInteger(taskSteps) || taskSteps < 0) throw new TypeError('taskSteps must be a non-negative integer')
+  const protocol = opts.protocol ?? 'v0.3'
+  if (!SIMULATOR_PROTOCOLS.includes(protocol)) throw new TypeError(`protocol must be one of ${SIMULATOR_PROTOCOLS.join(', ')}`)
   const sourceSha = opts.sourceSha ?? DEFAULT_SOURCE_SHA
   if (!/^[0-9a-f]{40}$/.test(sourceSha)) throw new TypeError('sourceSha must be 40 lower-case hex characters')
   return {
@@ -58,11 +71,22 @@ export function resolveOptions(opts: SimulatorOptions): ResolvedOptions {
     taskSteps,
     argusTaskSteps: opts.taskSteps ?? (profile === 'openoperator' ? 0 : 2),
     initialCard: opts.card,
-    control: controlOptions === undefined ? undefined : resolveControl(controlOptions)
+    initialCardAfterSigning: opts.cardAfterSigning,
+    control: controlOptions === undefined ? undefined : resolveControl(controlOptions, protocol),
+    protocol,
+    cardCache: resolveCardCache(opts.cardCache, protocol)
   }
 }
 
-export function createState(opts: ResolvedOptions): SimulatorState {
+// The SDK's card handler always sends caching headers (max-age 3600); today's v0.3 remote sends none.
+function resolveCardCache(cache: CardCacheOptions | undefined, protocol: SimulatorProtocol): Required<CardCacheOptions> | undefined {
+  if (cache === undefined && protocol === 'v0.3') return undefined
+  const maxAgeSeconds = cache?.maxAgeSeconds ?? 3600
+  if (!Number.isInteger(maxAgeSeconds) || maxAgeSeconds < 0) throw new TypeError('cardCache.maxAgeSeconds must be a non-negative integer')
+  return { maxAgeSeconds, etag: cache?.etag ?? true }
+}
+
+export function createState(opts: ResolvedOptions, signing?: CardSigningOptions): SimulatorState {
   const closing = new AbortController()
   return {
     opts,
@@ -73,6 +97,9 @@ export function createState(opts: ResolvedOptions): SimulatorState {
     control: new ControlBook(opts.control?.clock ?? Date.now),
     held: new HeldRequests(closing.signal),
     cardTransform: opts.initialCard,
+    cardAfterSigning: opts.initialCardAfterSigning,
+    signer: new CardSigner(signing),
+    cardCounts: {},
     closing
   }
 }

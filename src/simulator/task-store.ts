@@ -3,6 +3,7 @@
 // can see) and receives its result content when it reaches the plan's last state.
 import { randomUUID } from 'node:crypto'
 import type { SimulatorProfile } from './types.js'
+import { internalState } from './v1-wire.js'
 
 export type Task = Record<string, unknown>
 export type Payload = Record<string, unknown>
@@ -48,19 +49,21 @@ export class TaskStore {
 
   create(input: NewTask): Task {
     if (input.plan.states.length === 0) throw new TypeError('a task plan needs at least one state')
+    // a plan may name v1.0 states; the store keeps v0.3 names (translated at the wire)
+    const plan = { ...input.plan, states: input.plan.states.map(internalState) }
     const id = randomUUID()
     const contextId = typeof input.message.contextId === 'string' ? input.message.contextId : randomUUID()
     const task: Task = {
       id,
       contextId,
       kind: 'task',
-      status: { state: input.plan.states[0], timestamp: this.timestamp() },
+      status: { state: plan.states[0], timestamp: this.timestamp() },
       history: [{ ...input.message, contextId, taskId: id }]
     }
     if (input.metadata !== undefined) task.metadata = input.metadata
     this.tasks.set(id, task)
-    this.progress.set(id, { plan: input.plan, step: 0 })
-    if (input.plan.states.length === 1) this.finish(task, input.plan)
+    this.progress.set(id, { plan, step: 0 })
+    if (plan.states.length === 1) this.finish(task, plan)
     return structuredClone(task)
   }
 

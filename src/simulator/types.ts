@@ -1,6 +1,7 @@
 // The simulator's public types: what tests configure, inject and inspect.
 // Kept apart from the implementation so the gateway's tests can import types without
 // pulling in Fastify.
+import type { CryptoKey, JWK, KeyObject } from 'jose'
 
 /** How the remote answers on the wire (refusals, history, cancel, blocking). */
 export type WireProfile = 'openoperator' | 'fasta2a' | 'a2a-js'
@@ -9,6 +10,40 @@ export type WireProfile = 'openoperator' | 'fasta2a' | 'a2a-js'
 export type SimulatorProfile = WireProfile | 'campaign-control'
 
 export type AuthScheme = 'bearer' | 'x-api-key'
+
+/**
+ * Which A2A protocol the remote speaks, orthogonal to the profile. 'v0.3': today's remote,
+ * no version negotiation. 'v1.0': an @a2a-js/sdk 1.x server, v1.0 only (card without `url`,
+ * `SendMessage`/`GetTask`/`CancelTask`, -32009 for any `A2A-Version` but 1.0). 'dual': the
+ * same server with v0.3 compatibility on, the version picked per request by `A2A-Version`
+ * (absent or 0.3: v0.3, exactly as 'v0.3'). Under v1.0 the JSON-RPC layer (framing, errors,
+ * blocking, cancel of a finished task) is the SDK's whatever the profile; the profile still
+ * shapes the tasks (steps, timestamps, metadata, where a result lands).
+ */
+export type SimulatorProtocol = 'v0.3' | 'v1.0' | 'dual'
+
+/** Agent card caching headers (A2A v1.0 §8.6). */
+export interface CardCacheOptions {
+  /** `Cache-Control: public, max-age=N`; 0 sends `no-cache`. Default 3600. */
+  maxAgeSeconds?: number
+  /** An `ETag` (W/"<16 hex of sha256 of the body>") and 304 for a matching If-None-Match. Default true. */
+  etag?: boolean
+}
+
+export interface CardSigningKey {
+  privateKey: CryptoKey | KeyObject | JWK
+  kid: string
+  /** A JWS algorithm the key can sign with, e.g. 'ES256' or 'RS256'. */
+  alg: string
+}
+
+/** Signed agent cards (A2A v1.0 §8.4): one JWS signature per key, over the canonical card. */
+export interface CardSigningOptions {
+  keys: CardSigningKey[]
+}
+
+/** Card answers by status (200, 304, 404), per path, e.g. `{ '/a2a/.well-known/agent-card.json': { 200: 1, 304: 2 } }`. */
+export type CardRequestCounts = Record<string, Record<number, number>>
 
 export interface SimulatorOptions {
   profile?: SimulatorProfile
@@ -27,9 +62,17 @@ export interface SimulatorOptions {
    * `completed` at once, the reads bypass every model call). Setting it applies to all tasks.
    */
   taskSteps?: number
+  /** Applied to the card before it is signed (so a transformed card is still validly signed). */
   card?: CardTransform
+  /** Applied to the served card after signing: a tampered card, for signature tests. */
+  cardAfterSigning?: CardTransform
   /** Serve (and by default advertise) the campaign-control extension. */
   campaignControl?: CampaignControlOptions
+  /** Default 'v0.3'. */
+  protocol?: SimulatorProtocol
+  /** Default: off for v0.3 (no caching headers), `{ maxAgeSeconds: 3600, etag: true }` for v1.0 and dual. */
+  cardCache?: CardCacheOptions
+  cardSigning?: CardSigningOptions
 }
 
 /** The logical operations of urn:openoperator:campaign-control:v1 (docs/design.md#campaign-control). */
@@ -37,9 +80,10 @@ export type ControlOperation = 'claim_control' | 'read_control' | 'renew_control
 
 export interface CampaignControlOptions {
   /**
-   * Method name per operation, advertised and served (default: the seed's map). A null
-   * removes the operation from the card and the server, which then answers its default
-   * method name as an unknown method (for `cancel`: `tasks/cancel` itself).
+   * Method name per operation, advertised and served (default: the seed's map; on the v1.0
+   * and dual protocols `cancel` is `CancelTask`). A null removes the operation from the card
+   * and the server, which then answers its default method name as an unknown method (for
+   * `cancel`: the standard cancel itself, `tasks/cancel` or, under v1.0, `CancelTask`).
    */
   operations?: Partial<Record<ControlOperation, string | null>>
   /** false: advertised as such, and mutations skip the lease and epoch checks. Default true. */
@@ -50,7 +94,7 @@ export interface CampaignControlOptions {
   projectSelection?: boolean
   /** false: serve the extension without putting it in the card. Default true. */
   advertise?: boolean
-  /** States a submitted task walks, one per tasks/get; it stays in the last. Default ['submitted', 'working']. */
+  /** States a submitted task walks, one per tasks/get; it stays in the last. Default ['submitted', 'working']. v0.3 names or TASK_STATE_* ones. */
   submissionStates?: string[]
   /** The control clock in ms since the epoch (default Date.now); `control.advanceClock` adds to it. */
   now?: () => number
@@ -177,6 +221,7 @@ export type Fault =
   | { kind: 'wrong-id' }
   | { kind: 'invalid-json' }
   | { kind: 'argus-error'; code: ArgusErrorCode; placement: ArgusErrorPlacement }
+  /** states: v0.3 names ('working') or v1.0 ones ('TASK_STATE_WORKING'), served in the request's wire either way */
   | { kind: 'task-states'; states: string[]; final?: 'payload' | { error: string } }
   /**
    * POST /a2a/ only: a late arrival. The front end accepts the request but the handler has
@@ -211,7 +256,14 @@ export interface Simulator {
   rpcCalls(): RpcCall[]
   inject(target: FaultTarget, fault: Fault, times?: number): void
   clearFaults(): void
+  /** The card transform applied before signing (on dual: to each version's card). */
   setCard(transform: CardTransform | undefined): void
+  /** The transform applied after signing, to the card as served. */
+  setCardAfterSigning(transform: CardTransform | undefined): void
+  /** Replaces the signing keys (undefined: unsigned cards), for key rotation tests. */
+  setCardSigning(signing: CardSigningOptions | undefined): void
+  /** Card answers so far, by path and status; cleared by `reset()`. */
+  cardRequests(): CardRequestCounts
   addTask(task: Record<string, unknown>): void
   getTask(id: string): Record<string, unknown> | undefined
   control: SimulatorControl
@@ -225,7 +277,7 @@ export interface Simulator {
   deliverHeld(filter?: (r: HeldRequest) => boolean): number
   /** Forgets held requests (matching `filter`, default all) unapplied, as a remote that lost them, and resets their connections. Returns the count. */
   dropHeld(filter?: (r: HeldRequest) => boolean): number
-  /** Clears received requests, faults and the card transform; tasks, control state and held requests stay. */
+  /** Clears received requests, card answer counts, faults and both card transforms (back to the options'); tasks, control state, signing keys and held requests stay. */
   reset(): void
   /** Drops held requests and any pending delay, so it never waits for them. */
   close(): Promise<void>

@@ -5,18 +5,21 @@
 // the wire: the logical operation, the request id, the task id, the outcome class of a mutation.
 // Never the params, the answer, a header or the remote's text.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api'
-import type { GetResult, RpcCall, RpcResult, UpstreamClient } from '../upstream/client.js'
+import type { GetOptions, GetResult, RpcCall, RpcResult, UpstreamClient } from '../upstream/client.js'
 import { UpstreamCallError } from '../upstream/errors.js'
 import { classifyAnswer, classifyFailure, type Classified } from '../control/outcome.js'
 
-/** the methods whose params name the task they act on (`params.id`) */
-const TASK_METHODS = new Set(['tasks/get', 'tasks/cancel'])
+/** the logical operations whose params name the task they act on (`params.id`), whatever the method is called on the wire */
+const TASK_OPS = new Set(['tasks.get', 'cancel'])
 
 const outcomeClass = (c: Classified): string => c.cls === 'result' ? 'applied' : c.cls
 
 function taskIdOf (value: unknown): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
   const o = value as Record<string, unknown>
+  // v1.0 wraps a send's task: {task: {id}} (docs/design.md#protocol-versions)
+  const t = o.task
+  if (o.kind === undefined && t !== null && typeof t === 'object' && typeof (t as Record<string, unknown>).id === 'string') return (t as Record<string, unknown>).id as string
   return o.kind === 'task' && typeof o.id === 'string' ? o.id : undefined
 }
 
@@ -45,7 +48,7 @@ export function traceUpstream (inner: UpstreamClient, origin: string, tracer: Tr
     }
     // Argus reads and mutations send their request id as the JSON-RPC id; other reads get a random one
     if (call.id !== undefined) attributes['a2a.request_id'] = call.id
-    const paramsTask = TASK_METHODS.has(call.method) ? call.params.id : undefined
+    const paramsTask = TASK_OPS.has(call.op) ? call.params.id : undefined
     if (typeof paramsTask === 'string') attributes['a2a.task_id'] = paramsTask
     return await tracer.startActiveSpan(`A2A ${call.op}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       const headers: Record<string, string> = { ...call.headers }
@@ -73,7 +76,7 @@ export function traceUpstream (inner: UpstreamClient, origin: string, tracer: Tr
     })
   }
 
-  async function get (suffix: string, opts: { op: string; maxBytes: number; deadline?: number }): Promise<GetResult> {
+  async function get (suffix: string, opts: GetOptions): Promise<GetResult> {
     const attributes: Attributes = { ...server, 'a2a.method': opts.op, 'a2a.kind': 'discovery', 'http.request.method': 'GET', 'url.path': suffix }
     return await tracer.startActiveSpan(`A2A ${opts.op}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       try {

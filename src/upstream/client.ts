@@ -53,16 +53,19 @@ export interface RpcCall {
   budgeted?: boolean
 }
 
-export interface GetResult { status: number; body: Buffer }
+export interface GetResult { status: number; body: Buffer; headers: Record<string, string | string[] | undefined> }
+
+/** a discovery GET: the card paths only, with the request headers discovery needs (A2A-Version, If-None-Match) */
+export interface GetOptions { op: string; maxBytes: number; deadline?: number; headers?: Record<string, string> }
 
 export interface UpstreamClient {
   rpc: (call: RpcCall) => Promise<RpcResult>
   /** GET `<A2A base><suffix>` (discovery only). 3xx throws `redirect`; other statuses return */
-  get: (suffix: string, opts: { op: string; maxBytes: number; deadline?: number }) => Promise<GetResult>
+  get: (suffix: string, opts: GetOptions) => Promise<GetResult>
   close: () => Promise<void>
 }
 
-interface Exchange { status: number; body: Buffer }
+interface Exchange { status: number; body: Buffer; headers: Record<string, string | string[] | undefined> }
 
 /** sockets of the read Pool; the read gate lets no more than this many reads hold one */
 export const READ_CONNECTIONS = 16
@@ -151,6 +154,11 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     } catch (err) {
       throw classifyTransportError(err, typeof err === 'object' && err !== null && preConnect.has(err), Date.now() >= req.deadline)
     }
+    // a 304 answers a GET's If-None-Match (the card is unchanged): no body, never a redirect
+    if (res.statusCode === 304 && req.method === 'GET') {
+      discard(res.body)
+      return { status: 304, body: Buffer.alloc(0), headers: res.headers }
+    }
     if (res.statusCode >= 300 && res.statusCode < 400) {
       discard(res.body)
       throw new UpstreamCallError('redirect', { httpStatus: res.statusCode })
@@ -169,7 +177,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     const body = res.body
     const watch = deadlines.watch(req.deadline, () => { body.destroy(new UpstreamCallError('timeout')) })
     try {
-      return { status: res.statusCode, body: await readCapped(body, req.maxBytes, hold, res.statusCode) }
+      return { status: res.statusCode, body: await readCapped(body, req.maxBytes, hold, res.statusCode), headers: res.headers }
     } catch (err) {
       throw classifyTransportError(err, false, Date.now() >= req.deadline)
     } finally {
@@ -306,11 +314,11 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     }))
   }
 
-  async function get (suffix: string, opts: { op: string; maxBytes: number; deadline?: number }): Promise<GetResult> {
+  async function get (suffix: string, opts: GetOptions): Promise<GetResult> {
     if (!suffix.startsWith('/') || suffix.includes('//') || suffix.includes('..')) throw new Error('discovery paths are fixed suffixes of the A2A base')
     const deadline = Math.min(opts.deadline ?? Infinity, Date.now() + o.readTimeoutMs)
     return await timed(opts.op, () => withReadRetry(deadline, async () => {
-      return await readExchange({ method: 'GET', path: `${o.basePath}${suffix}`, headers: { accept: 'application/json' }, maxBytes: opts.maxBytes, deadline }, true)
+      return await readExchange({ method: 'GET', path: `${o.basePath}${suffix}`, headers: { ...opts.headers, accept: 'application/json' }, maxBytes: opts.maxBytes, deadline }, true)
     }))
   }
 

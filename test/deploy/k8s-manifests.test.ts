@@ -9,7 +9,9 @@
 // qualify Job) the same way, and for what several replicas need: two of them rolled one at a
 // time, a PodDisruptionBudget, the migrate Job on the Deployment's ledger URL from a Secret, a
 // hop count of 1 behind ingress-nginx with only the controller let in, and an Ingress that
-// retries as the reference docker/nginx/gateway.conf does.
+// retries as the reference docker/nginx/gateway.conf does. The prometheus-operator ServiceMonitor
+// (a CRD, which kubernetes-models has no type for: its structure is checked by hand) against the
+// shared Service, the pods' labels and the alert rules' selector, for both variants.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join, posix } from 'node:path'
@@ -21,7 +23,8 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1'
 import { ConfigMap, PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseAllDocuments } from 'yaml'
+import { parse, parseAllDocuments } from 'yaml'
+import { z } from 'zod'
 import { loadConfig, longestRequestMs } from '../../src/config.js'
 import { loadQualifyConfig } from '../../src/qualify/config.js'
 import { CHECKS } from '../../src/qualify/run.js'
@@ -55,7 +58,38 @@ const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'))
 const objects = load(dir, files)
 const one = (kind: string, name?: string): Obj => oneOf(objects, kind, name)
 
+/**
+ * monitoring.coreos.com/v1 ServiceMonitor, the fields this repository uses, by hand: kubernetes-models
+ * types only the core API. Strict, so a misspelt key (`endpoint`, `podTargetLabel`) fails here
+ * rather than being ignored by the operator.
+ */
+const LabelSelectorSchema = z.strictObject({ matchLabels: z.record(z.string(), z.string()) })
+const ServiceMonitorSchema = z.strictObject({
+  apiVersion: z.literal('monitoring.coreos.com/v1'),
+  kind: z.literal('ServiceMonitor'),
+  metadata: z.strictObject({ name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/), labels: z.record(z.string(), z.string()).optional() }),
+  spec: z.strictObject({
+    selector: LabelSelectorSchema,
+    namespaceSelector: z.strictObject({ matchNames: z.array(z.string()).optional(), any: z.boolean().optional() }).optional(),
+    jobLabel: z.string().optional(),
+    podTargetLabels: z.array(z.string()).optional(),
+    targetLabels: z.array(z.string()).optional(),
+    endpoints: z.array(z.strictObject({
+      port: z.string(),
+      path: z.string().startsWith('/'),
+      scheme: z.enum(['http', 'https']).optional(),
+      interval: z.string().regex(/^\d+[smh]$/).optional(),
+      scrapeTimeout: z.string().regex(/^\d+[smh]$/).optional()
+    })).min(1)
+  })
+})
+class ServiceMonitor {
+  constructor (private readonly data: Obj) {}
+  validate (): void { ServiceMonitorSchema.parse(this.data) }
+}
+
 const MODELS: Record<string, new (data: Obj) => { validate: () => void }> = {
+  'monitoring.coreos.com/v1 ServiceMonitor': ServiceMonitor,
   'apps/v1 Deployment': Deployment,
   'batch/v1 Job': Job,
   'v1 Service': Service,
@@ -130,7 +164,7 @@ function deploymentConfig (overrides: Record<string, string> = {}, podSpec: Obj 
 // the PostgreSQL variant: its own directory, with the base's ConfigMap, Secret, Service and qualify Job
 const pgDir = join(dir, 'postgres')
 const pgFiles = readdirSync(pgDir).filter((f) => f.endsWith('.yaml'))
-const SHARED = ['configmap.yaml', 'qualify-job.yaml', 'secret.example.yaml', 'service.yaml']
+const SHARED = ['configmap.yaml', 'qualify-job.yaml', 'secret.example.yaml', 'service.yaml', 'servicemonitor.yaml']
 const pgObjects = [...objects.filter((o) => SHARED.includes(o.file)), ...load(pgDir, pgFiles)]
 const pgOne = (kind: string, name?: string): Obj => oneOf(pgObjects, kind, name)
 const pgDeployment = pgOne('Deployment')
@@ -145,7 +179,7 @@ const selects = (selector: Obj, labels: Record<string, string>): boolean =>
 
 describe('docker/k8s manifests', () => {
   it('every object validates against the Kubernetes API schemas (kubernetes-models)', () => {
-    expect(files.sort()).toEqual(['configmap.yaml', 'deployment.yaml', 'pvc.yaml', 'qualify-job.yaml', 'secret.example.yaml', 'service.yaml'])
+    expect(files.sort()).toEqual(['configmap.yaml', 'deployment.yaml', 'pvc.yaml', 'qualify-job.yaml', 'secret.example.yaml', 'service.yaml', 'servicemonitor.yaml'])
     for (const { file, obj } of objects) {
       const Model = MODELS[`${obj.apiVersion} ${obj.kind}`]
       expect(Model, `${file}: ${obj.apiVersion} ${obj.kind} has no model here`).toBeDefined()
@@ -155,6 +189,11 @@ describe('docker/k8s manifests', () => {
     const broken = structuredClone(deployment)
     broken.spec.template.spec.containers[0].ports[0].containerPort = '8080'
     expect(() => new Deployment(broken).validate()).toThrow(/containerPort/)
+    // and so does the hand-written ServiceMonitor check, on a wrong type and on a misspelt key
+    const monitor = one('ServiceMonitor')
+    for (const bad of [{ ...monitor, spec: { ...monitor.spec, endpoints: 'metrics' } }, { ...monitor, spec: { ...monitor.spec, endpoint: monitor.spec.endpoints } }]) {
+      expect(() => new ServiceMonitor(bad).validate()).toThrow()
+    }
   })
 
   it('yamllint (strict) accepts every file, docker/k8s/postgres/ included', (ctx) => {
@@ -247,6 +286,43 @@ describe('docker/k8s manifests', () => {
     expect(() => loadQualifyConfig(envOf(jobContainer), { readFile: () => 'k' })).toThrow(/EXPECTED_SOURCE_SHA/)
   })
 
+  it('the ServiceMonitor scrapes the Service\'s metrics port at the annotated path, for both variants, under a job and a label the alert rules select', () => {
+    const rules = parse(readFileSync(join(root, 'docker/prometheus/rules.yml'), 'utf8')) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }
+    const down = rules.groups.flatMap((g) => g.rules).find((r) => r.alert === 'GatewayDown')!.expr
+    const jobRegex = /up\{job=~"([^"]+)"\}/.exec(down)?.[1]
+    expect(jobRegex).toBeDefined()
+    for (const [from, podTemplate] of [[objects, deployment.spec.template], [pgObjects, pgDeployment.spec.template]] as const) {
+      const monitor = oneOf(from, 'ServiceMonitor')
+      const service = oneOf(from, 'Service')
+      // a ServiceMonitor selects Services by their labels, in its own namespace
+      expect(selects(monitor.spec.selector, service.metadata.labels)).toBe(true)
+      expect(monitor.spec.namespaceSelector).toBeUndefined()
+      const [endpoint, ...more] = monitor.spec.endpoints
+      expect(more).toEqual([])
+      // a port name of the Service, whose target is the container's metrics port, at the scrape path
+      const port = service.spec.ports.find((p: Obj) => p.name === endpoint.port)
+      expect(port, endpoint.port).toBeDefined()
+      expect(port.targetPort).toBe('metrics')
+      const c = podTemplate.spec.containers[0]
+      expect(c.ports.find((p: Obj) => p.name === port.targetPort).containerPort).toBe(Number(podTemplate.metadata.annotations['prometheus.io/port']))
+      expect(endpoint.path).toBe('/metrics')
+      expect(endpoint.path).toBe(podTemplate.metadata.annotations['prometheus.io/path'])
+      expect(endpoint.scheme).toBe('http')
+      // the job is the Service's name (no jobLabel), which the rules' job matcher accepts
+      expect(monitor.spec.jobLabel).toBeUndefined()
+      expect(new RegExp(`^(?:${jobRegex!})$`).test(service.metadata.name)).toBe(true)
+      // the pod label it copies, sanitised as the operator does (app.kubernetes.io/name → app_kubernetes_io_name), is the rules' other matcher
+      for (const label of monitor.spec.podTargetLabels as string[]) {
+        const value = podTemplate.metadata.labels[label]
+        expect(value, label).toBeDefined()
+        expect(down).toContain(`up{${label.replace(/[^a-zA-Z0-9_]/g, '_')}="${String(value)}"}`)
+      }
+      // a scrape gives up before the next one is due
+      const seconds = (d: string): number => Number(d.slice(0, -1)) * ({ s: 1, m: 60, h: 3600 } as Record<string, number>)[d.slice(-1)]!
+      expect(seconds(endpoint.scrapeTimeout as string)).toBeLessThan(seconds(endpoint.interval as string))
+    }
+  })
+
   describe('against a running gateway', () => {
     let sim: Simulator
     beforeAll(async () => { sim = await startSimulator({ secret: 'k8s-test-secret-0123' }) })
@@ -259,9 +335,11 @@ describe('docker/k8s manifests', () => {
         await res.body.text()
         expect(res.statusCode, probe.httpGet.path).toBe(200)
       }
-      const scrape = await request(`${gw.metricsUrl}${deployment.spec.template.metadata.annotations['prometheus.io/path']}`)
-      expect(scrape.statusCode).toBe(200)
-      expect(await scrape.body.text()).toContain('gateway_http_requests_total')
+      for (const path of [deployment.spec.template.metadata.annotations['prometheus.io/path'], one('ServiceMonitor').spec.endpoints[0].path]) {
+        const scrape = await request(`${gw.metricsUrl}${path as string}`)
+        expect(scrape.statusCode, path).toBe(200)
+        expect(await scrape.body.text()).toContain('gateway_http_requests_total')
+      }
     })
   })
 })

@@ -84,8 +84,8 @@ export function createFakeUpstream (o: { card?: unknown } = {}): FakeUpstream {
 
   async function get (suffix: string): Promise<GetResult> {
     gets.push(suffix)
-    if (suffix === '/.well-known/agent-card.json') return { status: 200, body: Buffer.from(JSON.stringify(card)) }
-    return { status: 404, body: Buffer.from('') }
+    if (suffix === '/.well-known/agent-card.json') return { status: 200, body: Buffer.from(JSON.stringify(card)), headers: {} }
+    return { status: 404, body: Buffer.from(''), headers: {} }
   }
 
   return {

@@ -11,6 +11,8 @@ export interface ReplayScript {
   cards: Record<string, string | number> // path suffix → fixture file or HTTP status
   /** JSON-RPC method → fixture files answered in turn (the last one repeats); `.http` files are raw responses */
   rpc: Record<string, string[]>
+  /** rewrites each card before it is served (e.g. a dual server's card as a v0.3-only server's) */
+  card?: (card: Record<string, unknown>) => Record<string, unknown>
 }
 
 export interface Replay { url: string; calls: Array<{ method: string; params: unknown }>; close: () => Promise<void> }
@@ -26,7 +28,8 @@ export async function startReplay (script: ReplayScript): Promise<Replay> {
       if (req.method === 'GET' && path.startsWith('/a2a/.well-known/')) {
         const entry = script.cards[path.slice('/a2a'.length)]
         if (entry === undefined || typeof entry === 'number') { res.writeHead(entry ?? 404).end(); return }
-        res.writeHead(200, { 'content-type': 'application/json' }).end(recorded(entry))
+        const text = script.card !== undefined ? JSON.stringify(script.card(JSON.parse(recorded(entry)) as Record<string, unknown>)) : recorded(entry)
+        res.writeHead(200, { 'content-type': 'application/json' }).end(text)
         return
       }
       if (req.method !== 'POST' || path !== '/a2a/') { res.writeHead(404).end(); return }

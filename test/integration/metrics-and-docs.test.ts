@@ -59,6 +59,7 @@ describe('OpenAPI', () => {
       '/v1/campaigns/{campaignId}/requests/{requestId}/acknowledge',
       '/v1/campaigns/{campaignId}/requests/{requestId}/reconcile',
       '/v1/campaigns/{campaignId}/submissions',
+      '/v1/requests',
       '/v1/supervisor/health', '/v1/supervisor/status', '/v1/tasks/{taskId}', '/v1/upstream', '/v1/upstream/refresh'
     ])
     expect(JSON.stringify(spec.paths['/v1/tasks/{taskId}'])).toContain('#/components/schemas/TaskProjection')

@@ -11,8 +11,17 @@ let up: Replay | undefined
 let gw: TestGateway | undefined
 afterEach(async () => { await gw?.close(); await up?.close(); gw = undefined; up = undefined })
 
+// The recorded card is a dual server's (v1.0 with v0.3 compatibility, answering without an
+// A2A-Version header): it lists a v1.0 interface, which the gateway now prefers. The recorded
+// answers are v0.3's, so the card is served as a v0.3-only server would serve it; the v1.0 side
+// of the same SDK is tested live (test/interop/a2a-js-sdk.test.ts).
+const v03Only = (card: Record<string, unknown>): Record<string, unknown> => {
+  const { supportedInterfaces: _v1, ...rest } = card
+  return rest
+}
+
 async function setup (script: ReplayScript): Promise<TestGateway> {
-  up = await startReplay(script)
+  up = await startReplay({ card: v03Only, ...script })
   gw = await startGateway({ upstreamUrl: up.url, env: { SPYNEL_AGENT_ZERO_API_KEY: 'replay-secret-1234' } })
   return gw
 }
@@ -22,6 +31,17 @@ const fastCards = { '/.well-known/agent-card.json': 404, '/.well-known/agent.jso
 const get = async (g: TestGateway, path: string) => await call(`${g.url}${path}`, { token: g.tokens.reader })
 
 describe('a2a-js SDK 1.3.0', () => {
+  it('its recorded (dual) card, as served, chooses A2A 1.0 over 0.3', async () => {
+    const g = await setup({ cards: sdkCards, rpc: {}, card: (c) => c })
+    const u = (await get(g, '/v1/upstream')).body
+    expect(u.protocol.version).toBe('1.0')
+    expect(u.protocol.interfaces.map((i: { protocolVersion: string }) => i.protocolVersion)).toEqual(['1.0', '0.3'])
+    // v0.3-only, the same card is spoken as 0.3
+    await gw!.close(); await up!.close()
+    const g2 = await setup({ cards: sdkCards, rpc: {} })
+    expect((await get(g2, '/v1/upstream')).body.protocol).toMatchObject({ version: '0.3', interfaces: [] })
+  })
+
   it('reads the Argus payload from a completed task, and flags the card url naming another origin', async () => {
     const g = await setup({ cards: sdkCards, rpc: { 'message/send': [`${SDK}response-message-send-argus-health.json`] } })
     const res = await get(g, '/v1/supervisor/health')

@@ -201,6 +201,55 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
         expect((await ledger.firstUnresolved('camp-1'))?.requestId).toBe(newer.requestId)
       })
 
+      it('listUnresolved: pending and ambiguous records of every campaign, oldest first, by state', async () => {
+        expect(await ledger.listUnresolved({ limit: 10 })).toEqual([])
+        const a = await ambiguous({ campaignId: 'camp-a', createdAt: 300 })
+        const p = pendingRecord({ campaignId: 'camp-b', createdAt: 100, deadline: 1e15 })
+        await ledger.insertPending(p)
+        const b = await ambiguous({ campaignId: 'camp-c', createdAt: 200 })
+        const done = pendingRecord({ createdAt: 50 })
+        await ledger.insertPending(done)
+        await ledger.recordOutcome(done.requestId, appliedOutcome())
+        const settled = await ambiguous({ createdAt: 60 })
+        await ledger.resolve(settled, 'not_applied', resolution(), null, resolvedAnswer)
+
+        const all = await ledger.listUnresolved({ limit: 10 })
+        expect(all.map((r) => r.requestId)).toEqual([p.requestId, b, a])
+        // the whole record, as get reads it
+        expect(all[2]).toEqual(await ledger.get(a))
+        expect(all.map((r) => r.campaignId)).toEqual(['camp-b', 'camp-c', 'camp-a'])
+        expect((await ledger.listUnresolved({ state: 'ambiguous', limit: 10 })).map((r) => r.requestId)).toEqual([b, a])
+        expect((await ledger.listUnresolved({ state: 'pending', limit: 10 })).map((r) => r.requestId)).toEqual([p.requestId])
+        expect((await ledger.listUnresolved({ limit: 2 })).map((r) => r.requestId)).toEqual([p.requestId, b])
+        await ledger.resolve(b, 'applied', resolution(), null, resolvedAnswer)
+        expect((await ledger.listUnresolved({ limit: 10 })).map((r) => r.requestId)).toEqual([p.requestId, a])
+      })
+
+      it('listUnresolved pages by position: each record once, ties on the time broken by request id, stable under inserts', async () => {
+        const made: string[] = []
+        for (let i = 0; i < 7; i++) made.push(await ambiguous({ campaignId: `camp-${i % 3}`, createdAt: 1_000 + Math.floor(i / 3) }))
+        const seen: string[] = []
+        let after: { createdAt: number; requestId: string } | undefined
+        for (let page = 0; ; page++) {
+          const rows = await ledger.listUnresolved({ after, limit: 3 })
+          if (rows.length === 0) break
+          seen.push(...rows.map((r) => r.requestId))
+          const last = rows.at(-1)!
+          after = { createdAt: last.createdAt, requestId: last.requestId }
+          // records written while the listing runs sort after what was read: nothing shifts
+          if (page === 0) made.push(await ambiguous({ createdAt: 5_000 }))
+        }
+        expect(seen).toEqual([...new Set(seen)])
+        expect(new Set(seen)).toEqual(new Set(made))
+        const keys = await Promise.all(seen.map(async (id) => { const r = (await ledger.get(id))!; return [r.createdAt, r.requestId] as const }))
+        expect(keys).toEqual([...keys].sort((x, y) => x[0] - y[0] || (x[1] < y[1] ? -1 : 1)))
+        // a resolved record drops out without moving the others
+        const first = await ledger.listUnresolved({ limit: 2 })
+        await ledger.resolve(first[0]!.requestId, 'applied', resolution(), null, resolvedAnswer)
+        const next = await ledger.listUnresolved({ after: { createdAt: first[1]!.createdAt, requestId: first[1]!.requestId }, limit: 1 })
+        expect(next[0]!.requestId).toBe(seen[2])
+      })
+
       it('listByCampaign is newest first, filters by state and honours a limit', async () => {
         const rs = [3, 1, 2].map(t => pendingRecord({ createdAt: t * 100 }))
         for (const r of rs) await ledger.insertPending(r)

@@ -6,6 +6,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLedger } from '../../src/ledger/index.js'
+import { migrate, migrations } from '../../src/ledger/postgres/migrations.js'
 import { createPostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js'
 import type { Ledger } from '../../src/ledger/types.js'
 import { ledgerContract } from './contract.js'
@@ -48,10 +49,40 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
       for (const l of both) await l.close()
       const c = new pg.Client({ connectionString: u })
       await c.connect()
-      expect((await c.query('SELECT version FROM ledger_schema')).rows).toEqual([{ version: 1 }])
+      expect((await c.query('SELECT version FROM ledger_schema')).rows).toEqual([{ version: migrations.length }])
       await c.query('UPDATE ledger_schema SET version = 99')
       await c.end()
-      await expect(createPostgresLedger({ url: u })).rejects.toThrow(/ledger schema version 99 is newer than this gateway knows \(1\)/)
+      await expect(createPostgresLedger({ url: u })).rejects.toThrow(`ledger schema version 99 is newer than this gateway knows (${migrations.length})`)
+    })
+
+    it('a database at version 1 gains the unresolved index of version 2, its records kept and listed through it', async () => {
+      const u = await fresh()
+      const pool = new pg.Pool({ connectionString: u })
+      try {
+        // a database an older gateway migrated, with an ambiguous record in it
+        expect(await migrate(pool, migrations.slice(0, 1))).toEqual({ from: 0, to: 1 })
+        const r = pendingRecord({ deadline: 1 })
+        await pool.query(`INSERT INTO mutation_records (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
+          VALUES ($1, 'camp-1', 'alice', 'intervene', $2, '{}', 3, 'x', 1, 1000, 'ambiguous', 1000)`, [r.requestId, 'a'.repeat(64)])
+        const l = await createPostgresLedger({ url: u })
+        try {
+          expect((await pool.query('SELECT version FROM ledger_schema')).rows).toEqual([{ version: 2 }])
+          expect((await pool.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'mutation_records_unresolved_all'")).rows[0]?.indexdef)
+            .toMatch(/\(created_at, request_id COLLATE "C"\) WHERE \(state = ANY/)
+          expect((await l.listUnresolved({ limit: 10 })).map((x) => x.requestId)).toEqual([r.requestId])
+          // the listing reads the partial index, whichever state it filters on
+          await pool.query('SET enable_seqscan = off')
+          for (const state of [null, 'ambiguous']) {
+            const plan = (await pool.query(`EXPLAIN SELECT request_id FROM mutation_records WHERE state IN ('pending', 'ambiguous') AND ($1::text IS NULL OR state = $1)
+              AND (created_at > $2 OR (created_at = $2 AND request_id COLLATE "C" > $3)) ORDER BY created_at, request_id COLLATE "C" LIMIT 10`, [state, -1, ''])).rows.map((x) => x['QUERY PLAN']).join('\n')
+            expect(plan, String(state)).toContain('mutation_records_unresolved_all')
+          }
+        } finally {
+          await l.close()
+        }
+      } finally {
+        await pool.end()
+      }
     })
 
     it('the campaign lock holds across replicas: the second waits, then times out; release hands it over', async () => {

@@ -73,6 +73,30 @@ describe('sqlite file', () => {
     await ledger.close()
   })
 
+  it('a file at version 1 gains the unresolved index of version 2, its records kept and listed through it', async () => {
+    const path = tempPath()
+    const old = new Database(path)
+    // a file an older gateway migrated, with an ambiguous record in it
+    expect(migrate(old, migrations.slice(0, 1))).toEqual({ from: 0, to: 1 })
+    const r = pendingRecord()
+    old.prepare(`INSERT INTO mutation_records (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
+      VALUES (?, 'camp-1', 'alice', 'intervene', ?, '{}', 3, 'x', 1, 1000, 'ambiguous', 1000)`).run(r.requestId, 'a'.repeat(64))
+    old.close()
+    const ledger = createSqliteLedger({ path })
+    const db = sqliteDatabaseOf(ledger)!
+    expect(db.pragma('user_version', { simple: true })).toBe(2)
+    expect((await ledger.listUnresolved({ limit: 10 })).map((x) => x.requestId)).toEqual([r.requestId])
+    // the listing reads the partial index, whichever state it filters on
+    for (const state of [null, 'ambiguous']) {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT request_id FROM mutation_records
+        WHERE state IN ('pending', 'ambiguous') AND (@state IS NULL OR state = @state)
+          AND (created_at > @afterAt OR (created_at = @afterAt AND request_id > @afterId))
+        ORDER BY created_at, request_id LIMIT 10`).all({ state, afterAt: -1, afterId: '' }) as Array<{ detail: string }>
+      expect(plan.map((p) => p.detail).join('\n'), String(state)).toMatch(/USING (COVERING )?INDEX mutation_records_unresolved_all/)
+    }
+    await ledger.close()
+  })
+
   it('applies each migration in its own transaction and refuses a newer file', () => {
     const db = new Database(':memory:')
     expect(migrate(db, ['CREATE TABLE a (x INTEGER)'])).toEqual({ from: 0, to: 1 })

@@ -136,7 +136,7 @@ describe('the bin\'s help', () => {
       expect(r.out).toMatch(/^usage: openoperator-gateway \[command\]/)
       expect(r.out).toBe(long!.out)
     }
-    expect(commandsOf(long!.out)).toEqual(expect.arrayContaining(['start', 'simulator', 'qualify', 'ledger', 'help']))
+    expect(commandsOf(long!.out)).toEqual(expect.arrayContaining(['start', 'simulator', 'qualify', 'ledger', 'requests', 'reconcile', 'acknowledge', 'help']))
   })
 
   it('help <command> and <command> --help print that command\'s usage, for every command listed', async () => {
@@ -145,7 +145,8 @@ describe('the bin\'s help', () => {
     for (const { command, a, r } of answers) {
       expect(r.code, a.join(' ')).toBe(0)
       expect(r.err, a.join(' ')).toBe('')
-      expect(r.out, a.join(' ')).toMatch(new RegExp(`^usage: openoperator-gateway (\\[${command}\\]|${command})`))
+      expect(r.out, a.join(' ')).toMatch(/^usage: openoperator-gateway /)
+      expect(r.out, a.join(' ')).toContain(command)
     }
     // both spellings print the same text
     for (let i = 0; i < answers.length; i += 2) expect(answers[i]!.r.out).toBe(answers[i + 1]!.r.out)

@@ -12,6 +12,8 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createLedger } from '../../src/ledger/index.js'
+import { migrations as pgMigrations } from '../../src/ledger/postgres/migrations.js'
+import { migrations as sqliteMigrations } from '../../src/ledger/sqlite/migrations.js'
 import { sha256Hex } from '../../src/plugins/auth.js'
 import { startSimulator } from '../../src/simulator/index.js'
 import { appliedOutcome, pendingRecord } from '../ledger/records.js'
@@ -41,7 +43,7 @@ describe('the ledger command', () => {
     expect(r.code, r.err).toBe(0)
     expect(r.err).toContain('migrations applied')
     const db = new Database(file, { readonly: true })
-    expect(db.pragma('user_version', { simple: true })).toBe(1)
+    expect(db.pragma('user_version', { simple: true })).toBe(sqliteMigrations.length)
     db.close()
     expect((await ledgerCli(['frobnicate'], {})).code).toBe(2)
   }, 30_000)
@@ -53,7 +55,7 @@ describe('the ledger command', () => {
       expect(r.code, r.err).toBe(0)
       const c = new pg.Client({ connectionString: url })
       await c.connect()
-      expect((await c.query('SELECT version FROM ledger_schema')).rows).toEqual([{ version: 1 }])
+      expect((await c.query('SELECT version FROM ledger_schema')).rows).toEqual([{ version: pgMigrations.length }])
       await c.end()
       const bad = await ledgerCli(['migrate'], { GATEWAY_LEDGER_URL: 'postgres://ops:hunter2-secret@127.0.0.1:1/x' })
       expect(bad.code).toBe(1)

@@ -16,7 +16,7 @@ async function sim (opts: SimulatorOptions = {}): Promise<Simulator> {
 }
 afterEach(async () => { for (const s of sims.splice(0)) await s.close() })
 
-const SKIPS = { observer_chain: 'SKIP', campaign_control: 'SKIP' }
+const SKIPS = { card_signature: 'SKIP', observer_chain: 'SKIP', campaign_control: 'SKIP' }
 
 describe('qualify against a faulty deployment', () => {
   it('a wrong source SHA FAILs source_sha, naming both commits, and nothing else', async () => {

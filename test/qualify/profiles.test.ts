@@ -24,10 +24,10 @@ async function sim (profile: SimulatorProfile): Promise<Simulator> {
 afterEach(async () => { for (const s of sims.splice(0)) await s.close() })
 
 const EXPECTED: Record<SimulatorProfile, Record<string, string>> = {
-  openoperator: { observer_chain: 'SKIP', campaign_control: 'SKIP' },
-  'campaign-control': { observer_chain: 'SKIP', campaign_control: 'SKIP' },
-  fasta2a: { agent_card_compat: 'FAIL', observer_chain: 'SKIP', campaign_control: 'SKIP' },
-  'a2a-js': { agent_card: 'FAIL', observer_chain: 'SKIP', campaign_control: 'SKIP' }
+  openoperator: { card_signature: 'SKIP', observer_chain: 'SKIP', campaign_control: 'SKIP' },
+  'campaign-control': { card_signature: 'SKIP', observer_chain: 'SKIP', campaign_control: 'SKIP' },
+  fasta2a: { agent_card_compat: 'FAIL', card_signature: 'SKIP', observer_chain: 'SKIP', campaign_control: 'SKIP' },
+  'a2a-js': { agent_card: 'FAIL', card_signature: 'SKIP', observer_chain: 'SKIP', campaign_control: 'SKIP' }
 }
 
 describe('qualify against each simulator profile', () => {
@@ -36,9 +36,9 @@ describe('qualify against each simulator profile', () => {
       const s = await sim(profile)
       const run = await qualify(envFor(s))
       expect(notPassed(run)).toEqual(EXPECTED[profile])
-      expect(Object.keys(run.status)).toHaveLength(26)
+      expect(Object.keys(run.status)).toHaveLength(28)
       expect(run.code).toBe(Object.values(EXPECTED[profile]).includes('FAIL') ? 1 : 0)
-      expect(run.err).toMatch(/qualify: \d+ PASS, \d+ FAIL, 2 SKIP against http:\/\/127\.0\.0\.1:\d+\n/)
+      expect(run.err).toMatch(/qualify: \d+ PASS, \d+ FAIL, 3 SKIP against http:\/\/127\.0\.0\.1:\d+\n/)
       expectOnlyReads(s)
     })
   }
@@ -73,7 +73,7 @@ describe('qualify against each simulator profile', () => {
     const json = await qualify(envFor(s), ['--json'])
     const doc = JSON.parse(json.out)
     expect(doc.ok).toBe(false)
-    expect(doc.counts).toEqual({ pass: 23, fail: 1, skip: 2 })
+    expect(doc.counts).toEqual({ pass: 24, fail: 1, skip: 3 })
     expect(doc.target).toBe(s.url)
     const lines = doc.results.map((r: { status: string; name: string; reason?: string }) => (r.reason === undefined ? `${r.status} ${r.name}` : `${r.status} ${r.name}: ${r.reason}`))
     expect(`${lines.join('\n')}\n`).toBe(text.out)

@@ -15,7 +15,7 @@ describe('qualify over TLS', () => {
     sim = await startSimulator({ secret: 'tls-secret-1', tls: trustedServer })
     expect(sim.url).toMatch(/^https:/)
     const run = await qualify(envFor(sim, { UPSTREAM_CA_FILE: TRUSTED_CA_FILE }))
-    expect(notPassed(run)).toEqual({ observer_chain: 'SKIP', campaign_control: 'SKIP' })
+    expect(notPassed(run)).toEqual({ card_signature: 'SKIP', observer_chain: 'SKIP', campaign_control: 'SKIP' })
     expect(run.err).not.toMatch(/warning/)
   })
 

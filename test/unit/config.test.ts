@@ -162,6 +162,7 @@ describe('configuration', () => {
     // a check across two variables is skipped when one of them is itself bad, rather than judged on a default
     expect(problems({ GATEWAY_REQUEST_TIMEOUT_MS: 'x', GATEWAY_HEADERS_TIMEOUT_MS: '20000' })).toEqual(['GATEWAY_REQUEST_TIMEOUT_MS: must be a whole number from 1 to 600000'])
     expect(problems({ UPSTREAM_MAX_TASK_RESPONSE_BYTES: '1', GATEWAY_TASK_BODY_BUDGET_BYTES: '2048' }).map((x) => x.split(':')[0])).toEqual(['UPSTREAM_MAX_TASK_RESPONSE_BYTES'])
+    expect(problems({ GATEWAY_DISCOVERY_INTERVAL_MS: 'x', GATEWAY_DISCOVERY_MIN_INTERVAL_MS: '70000' }).map((x) => x.split(':')[0])).toEqual(['GATEWAY_DISCOVERY_INTERVAL_MS'])
     // an empty required variable in production is named once, as what it is
     expect(problems({ NODE_ENV: 'production', OPENOPERATOR_URL: '', GATEWAY_LEDGER_URL: '' }).filter((x) => /^(OPENOPERATOR_URL|GATEWAY_LEDGER_URL)/.test(x))).toEqual([
       'OPENOPERATOR_URL: must not be empty',

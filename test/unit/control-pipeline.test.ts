@@ -58,7 +58,7 @@ async function rig (o: { controlEnabled?: boolean; card?: unknown; lockWaitMs?: 
   if (o.ledger === undefined) ledgers.push(ledger)
   const fake = createFakeUpstream({ card: o.card })
   fakes.push(fake)
-  const discovery = createDiscovery({ client: fake, origin: 'https://remote.test', cardMaxBytes: 1 << 20, controlEnabled: o.controlEnabled ?? true, intervalMs: 60_000, logger })
+  const discovery = createDiscovery({ client: fake, origin: 'https://remote.test', basePath: '/a2a', cardMaxBytes: 1 << 20, controlEnabled: o.controlEnabled ?? true, intervalMs: 60_000, logger })
   await discovery.refresh()
   const clock = { t: T0 }
   const now = (): number => clock.t

@@ -129,6 +129,11 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1`, [campaignId])
       return row === undefined ? undefined : toRecord(row)
     },
+    listUnresolved: async (o) => (await q<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+      WHERE state IN ('pending', 'ambiguous') AND ($1::text IS NULL OR state = $1)
+        AND (created_at > $2 OR (created_at = $2 AND request_id COLLATE "C" > $3))
+      ORDER BY created_at, request_id COLLATE "C" LIMIT $4`,
+    [o.state ?? null, o.after?.createdAt ?? Number.MIN_SAFE_INTEGER, o.after?.requestId ?? '', o.limit])).rows.map(toRecord),
     recordOutcome: async (requestId, o) => (await q(`UPDATE mutation_records
       SET state = $2, answer = $3, outcome_code = $4, task_id = $5, updated_at = $6
       WHERE request_id = $1 AND state = 'pending'`,

@@ -50,6 +50,12 @@ export const migrations: readonly string[] = [
     request_id TEXT NOT NULL REFERENCES mutation_records (request_id),
     bound_at INTEGER NOT NULL
   ) STRICT;
+  `,
+  // 2: the unresolved records of every campaign in creation order, for GET /v1/requests (its
+  // keyset pages): the index of 1 leads with the campaign and cannot serve a listing across them
+  `
+  CREATE INDEX mutation_records_unresolved_all ON mutation_records (created_at, request_id)
+    WHERE state IN ('pending', 'ambiguous');
   `
 ]
 

@@ -73,6 +73,9 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
       const row = s.firstUnresolved.get(campaignId)
       return row === undefined ? undefined : toRecord(row)
     },
+    listUnresolved: async (o) => s.listUnresolved.all({
+      state: o.state ?? null, afterAt: o.after?.createdAt ?? Number.MIN_SAFE_INTEGER, afterId: o.after?.requestId ?? '', limit: o.limit
+    }).map(toRecord),
     recordOutcome: async (requestId, o) => s.recordOutcome.run({
       requestId, state: o.state, answer: toJson(o.answer), outcomeCode: o.outcomeCode, taskId: o.taskId, at: o.at
     }).changes === 1,

@@ -25,6 +25,11 @@ export function prepareStatements (db: Database.Database) {
       WHERE campaign_id = ? AND state = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`),
     firstUnresolved: db.prepare<[string], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
       WHERE campaign_id = ? AND state IN ('pending', 'ambiguous') ORDER BY created_at, rowid LIMIT 1`),
+    // the index's own predicate, written out, so that SQLite uses the partial index whatever the filter
+    listUnresolved: db.prepare<Params, RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+      WHERE state IN ('pending', 'ambiguous') AND (@state IS NULL OR state = @state)
+        AND (created_at > @afterAt OR (created_at = @afterAt AND request_id > @afterId))
+      ORDER BY created_at, request_id LIMIT @limit`),
     recordOutcome: db.prepare<Params>(`UPDATE mutation_records
       SET state = @state, answer = @answer, outcome_code = @outcomeCode, task_id = @taskId, updated_at = @at
       WHERE request_id = @requestId AND state = 'pending'`),

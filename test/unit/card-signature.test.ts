@@ -1,0 +1,99 @@
+// Card signatures (docs/design.md#signed-cards) with keys generated here: ES256 and RS256 verify;
+// a tampered card, an unknown kid, a wrong typ, an HMAC or `none` signature do not; a card
+// re-serialised with its keys reordered still verifies (the canonical form); and the JWKS file
+// refuses what must never be a trusted key.
+import { exportJWK, FlattenedSign, generateKeyPair, generateSecret, base64url } from 'jose'
+import canonicalize from 'canonicalize'
+import { describe, expect, it } from 'vitest'
+import { canonicalCardPayload, verifyCard } from '../../src/discovery/card-signature.js'
+import { parseJwks } from '../../src/discovery/trusted-keys.js'
+
+const CARD = {
+  name: 'OpenOperator',
+  description: 'signed',
+  version: '1.0.0',
+  supportedInterfaces: [{ url: 'https://oo.example/a2a/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: false, extensions: [{ uri: 'urn:openoperator:campaign-control:v1', params: { lease_epoch_enforced: true, policy_enforced: true, operations: { claim_control: 'campaign/claim_control' } } }] },
+  skills: [{ id: 'argus_supervisor_health', name: 'Health', tags: [] }],
+  iconUrl: ''
+}
+
+async function keyPair (alg: 'ES256' | 'RS256', kid: string) {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true })
+  return { privateKey, jwk: { ...await exportJWK(publicKey), kid, alg } }
+}
+
+async function sign<C extends Record<string, unknown>> (card: C, privateKey: Parameters<FlattenedSign['sign']>[0], header: Record<string, unknown>): Promise<C & { signatures: Array<{ protected: string | undefined; signature: string }> }> {
+  const jws = await new FlattenedSign(new TextEncoder().encode(canonicalCardPayload(card))).setProtectedHeader(header as never).sign(privateKey)
+  return { ...card, signatures: [{ protected: jws.protected, signature: jws.signature }] }
+}
+
+/** the same JSON members in reverse order, at every level */
+function reordered (v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(reordered)
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reordered(x)]))
+  return v
+}
+
+describe('verifyCard', () => {
+  it.each(['ES256', 'RS256'] as const)('%s: verifies, names the key; reordered keys still verify; a tampered card does not', async (alg) => {
+    const k = await keyPair(alg, `key-${alg}`)
+    const signed = await sign(CARD, k.privateKey, { alg, kid: `key-${alg}`, typ: 'JOSE' })
+    const jwks = { keys: [k.jwk] }
+    expect(await verifyCard(signed, jwks)).toMatchObject({ state: 'verified', keyId: `key-${alg}`, algorithm: alg })
+    const shuffled = JSON.parse(JSON.stringify(reordered(signed))) as Record<string, unknown>
+    expect(JSON.stringify(shuffled)).not.toBe(JSON.stringify(signed))
+    expect((await verifyCard(shuffled, jwks)).state).toBe('verified')
+    const tampered = structuredClone(signed) as typeof signed
+    tampered.capabilities.extensions[0]!.params.policy_enforced = false
+    expect(await verifyCard(tampered, jwks)).toEqual({ state: 'failed', reason: `no signature verified: signature 1: the signature does not match the card (key key-${alg})` })
+  })
+
+  it('the payload is JCS of the card without signatures and without empty members', () => {
+    expect(canonicalCardPayload({ b: 1, a: { y: '', z: [], w: {} }, signatures: [1], c: null, d: [null, 2] })).toBe(canonicalize({ b: 1, d: [2] }))
+  })
+
+  it('refuses an unsigned card, an unknown kid, a typ other than JOSE, HMAC and none', async () => {
+    const k = await keyPair('ES256', 'k1')
+    const other = await keyPair('ES256', 'k2')
+    const jwks = { keys: [k.jwk] }
+    expect((await verifyCard(CARD, jwks)).reason).toBe('the card is unsigned and GATEWAY_CARD_JWKS_FILE requires a signature')
+    expect((await verifyCard(await sign(CARD, other.privateKey, { alg: 'ES256', kid: 'k2', typ: 'JOSE' }), jwks)).reason).toBe('no signature verified: signature 1: no trusted key has kid k2 for ES256')
+    expect((await verifyCard(await sign(CARD, k.privateKey, { alg: 'ES256', kid: 'k1', typ: 'JWT' }), jwks)).reason).toBe('no signature verified: signature 1: typ is not JOSE')
+    // a signature made with a secret: the algorithm itself is refused, whatever the key set holds
+    const secret = await generateSecret('HS256', { extractable: true })
+    expect((await verifyCard(await sign(CARD, secret, { alg: 'HS256', kid: 'k1', typ: 'JOSE' }), jwks)).reason).toBe('no signature verified: signature 1: algorithm HS256 is not accepted')
+    const none = { ...CARD, signatures: [{ protected: base64url.encode(JSON.stringify({ alg: 'none', kid: 'k1', typ: 'JOSE' })), signature: '' }] }
+    expect((await verifyCard(none, jwks)).reason).toBe('no signature verified: signature 1: algorithm none is not accepted')
+  })
+
+  it('one good signature among bad ones verifies (rotation: old and new keys side by side)', async () => {
+    const oldKey = await keyPair('ES256', 'old')
+    const newKey = await keyPair('RS256', 'new')
+    const a = await sign(CARD, oldKey.privateKey, { alg: 'ES256', kid: 'old', typ: 'JOSE' })
+    const b = await sign(CARD, newKey.privateKey, { alg: 'RS256', kid: 'new', typ: 'JOSE' })
+    const both = { ...CARD, signatures: [...a.signatures, ...b.signatures] }
+    expect(await verifyCard(both, { keys: [newKey.jwk] })).toMatchObject({ state: 'verified', keyId: 'new' })
+    expect(await verifyCard(both, { keys: [oldKey.jwk] })).toMatchObject({ state: 'verified', keyId: 'old' })
+  })
+})
+
+describe('parseJwks', () => {
+  it('accepts public keys with unique kids; refuses secrets, private keys, missing or repeated kids, and junk', async () => {
+    const k = await keyPair('ES256', 'a')
+    expect('jwks' in parseJwks(JSON.stringify({ keys: [k.jwk] }))).toBe(true)
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true })
+    const priv = { ...await exportJWK(privateKey), kid: 'p' }
+    expect(parseJwks(JSON.stringify({ keys: [priv, { kty: 'oct', k: 'c2VjcmV0', kid: 's' }, { ...k.jwk, kid: undefined }, k.jwk, k.jwk, { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA', kid: 'bad' }] }))).toEqual({
+      problems: [
+        'keys[0]: holds private key material; give the public key only',
+        'keys[1]: kty must be RSA, EC or OKP (public keys; never a shared secret)',
+        'keys[2]: needs a "kid" (a card\'s signature names its key by kid)',
+        'keys[4]: kid "a" is used twice',
+        'keys[5]: not a usable EC public key'
+      ]
+    })
+    expect(parseJwks('{')).toEqual({ problems: ['not valid JSON'] })
+    expect(parseJwks('{"keys":[]}')).toEqual({ problems: ['must be a JWKS: an object whose "keys" is a non-empty array'] })
+  })
+})
