@@ -4,8 +4,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import { z } from 'zod'
-import { validatorCompiler } from 'fastify-type-provider-zod'
 import type { MutationAnswer } from '../src/control/pipeline.js'
+import { validatorCompiler } from '../src/plugins/error-handler.js'
 import type { MutationOperation } from '../src/ledger/types.js'
 import {
   AcceptedAnswerSchema, CampaignIdSchema, CanceledAnswerSchema, ControlViewSchema, LeaseAnswerSchema,

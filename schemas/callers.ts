@@ -1,6 +1,8 @@
 // Inbound callers (docs/design.md#callers): who may call the gateway, with which scopes.
 import { z } from 'zod'
 
+const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v)
+
 export const ScopeSchema = z.enum(['read', 'control', 'admin'])
 export type Scope = z.infer<typeof ScopeSchema>
 
@@ -10,8 +12,10 @@ export const CallerSchema = z.strictObject({
   scopes: z.array(ScopeSchema).min(1),
   controllerId: z.string().min(1).max(128).optional()
 }).refine((c) => !c.scopes.includes('control') || c.controllerId !== undefined, {
-  message: 'a caller with the control scope needs a controllerId',
-  path: ['controllerId']
+  message: 'required for a caller with the control scope',
+  path: ['controllerId'],
+  // judged whenever scopes and controllerId are themselves fine, so a bad digest does not hide it
+  when: (p) => isObject(p.value) && p.issues.every((i) => i.path?.[0] !== 'scopes' && i.path?.[0] !== 'controllerId')
 })
 export type Caller = z.infer<typeof CallerSchema>
 

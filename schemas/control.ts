@@ -4,9 +4,11 @@ import { z } from 'zod'
 import { MUTATION_OPERATIONS, RECORD_STATES, UNRESOLVED_STATES } from '../src/ledger/types.js'
 import { ErrorBodySchema, errorResponses } from './rest.js'
 
-export const CampaignIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'a campaign id is 1-128 characters of [A-Za-z0-9._:-]')
-export const RequestIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{8,128}$/, 'a request id is 8-128 characters of [A-Za-z0-9._:-]')
-const TtlSchema = z.number().int().min(15).max(3600)
+// the messages follow the field's path (src/validation.ts): `ttlSeconds: must be between 15 and 3600`
+export const CampaignIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of [A-Za-z0-9._:-]')
+export const RequestIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{8,128}$/, 'must be 8-128 characters of [A-Za-z0-9._:-]')
+const TTL_RANGE = 'must be between 15 and 3600'
+const TtlSchema = z.number().int('must be a whole number of seconds').min(15, TTL_RANGE).max(3600, TTL_RANGE)
 
 const INTERVENTION_MAX_BYTES = 16 * 1024
 
@@ -19,16 +21,17 @@ export const ClaimBodySchema = z.strictObject({ requestId: RequestIdSchema.optio
 export const RenewBodySchema = z.strictObject({ requestId: RequestIdSchema.optional(), ttlSeconds: TtlSchema }).meta({ id: 'RenewBody' })
 export const ReleaseBodySchema = z.strictObject({ requestId: RequestIdSchema.optional() }).meta({ id: 'ReleaseBody' })
 export const CancelBodySchema = z.strictObject({ requestId: RequestIdSchema.optional() }).meta({ id: 'CancelBody' })
+const PARTS_COUNT = 'must hold 1 to 16 parts'
 export const SubmitBodySchema = z.strictObject({
   requestId: RequestIdSchema.optional(),
-  parts: z.array(PartSchema).min(1).max(16),
+  parts: z.array(PartSchema).min(1, PARTS_COUNT).max(16, PARTS_COUNT),
   project: z.string().min(1).max(256).optional()
 }).meta({ id: 'SubmitBody' })
 export const InterventionBodySchema = z.strictObject({
   requestId: RequestIdSchema.optional(),
   intervention: z.record(z.string(), z.unknown()).refine(
     (v) => Buffer.byteLength(JSON.stringify(v), 'utf8') <= INTERVENTION_MAX_BYTES,
-    'an intervention is at most 16 KiB of JSON'
+    'must be at most 16 KiB of JSON'
   )
 }).meta({ id: 'InterventionBody' })
 export const AcknowledgeBodySchema = z.strictObject({

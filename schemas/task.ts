@@ -1,7 +1,7 @@
 // The task projection served by GET /v1/tasks/:taskId (docs/design.md#task-projection).
 import { z } from 'zod'
 
-export const TaskIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'a task id is 1-256 characters of [A-Za-z0-9._:-]')
+export const TaskIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'must be 1-256 characters of [A-Za-z0-9._:-]')
 
 export const SupervisorSchema = z.object({
   revision: z.number().nullable(),

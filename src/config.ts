@@ -9,6 +9,7 @@ import { tracingEnabled } from './tracing/env.js'
 import { isLoopbackHost, parseOpenOperatorUrl } from './upstream/url.js'
 import { inlineOrFile, readSecretFile } from './env-files.js'
 import { MIN_SECRET_LENGTH, inFixedAnswers } from './secret-match.js'
+import { READABLE, configLines } from './validation.js'
 import type { JSONWebKeySet } from 'jose'
 import { parseJwks } from './discovery/trusted-keys.js'
 
@@ -22,7 +23,10 @@ export const EMBEDDED_SIMULATOR_PROTOCOLS = ['v0.3', 'v1.0', 'dual'] as const
 const MiB = 1024 * 1024
 const DEFAULT_MIN_DISCOVERY_INTERVAL_MS = 5000
 const SHUTDOWN_MARGIN_MS = 1000
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
+const int = (min: number, max: number) => {
+  const error = `must be a whole number from ${min} to ${max}`
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error })
+}
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
 
 const EnvSchema = z.object({
@@ -41,7 +45,7 @@ const EnvSchema = z.object({
   GATEWAY_UPSTREAM_BREAKER_FAILURES: int(1, 1000).default(5),
   GATEWAY_UPSTREAM_BREAKER_OPEN_MS: int(100, 600_000).default(10_000),
   GATEWAY_MAX_EVENT_LOOP_DELAY_MS: int(0, 60_000).default(200),
-  GATEWAY_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0),
+  GATEWAY_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number({ error: 'must be a number from 0 to 1' }).min(0, 'must be a number from 0 to 1').max(1, 'must be a number from 0 to 1').default(0),
   GATEWAY_CONTROL_ENABLED: bool.default(false),
   GATEWAY_LEASE_SAFETY_MS: int(0, 3_600_000).default(2000),
   GATEWAY_LEDGER_URL: z.string().min(1).optional(),
@@ -51,7 +55,8 @@ const EnvSchema = z.object({
   GATEWAY_RATE_LIMIT_READ: int(1, 10_000_000).default(600),
   GATEWAY_RATE_LIMIT_CONTROL: int(1, 10_000_000).default(60),
   GATEWAY_RATE_LIMIT_AUTH_FAILURES: int(1, 10_000_000).default(30),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  // unset: 0.0.0.0 in production, 127.0.0.1 otherwise (the dev start prints an all-scopes token)
+  HOST: z.string().min(1).optional(),
   PORT: int(0, 65535).default(8080),
   METRICS_PORT: int(0, 65535).default(9464),
   METRICS_HOST: z.string().min(1).optional(),
@@ -243,12 +248,16 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'))
   const problems: string[] = []
   const warnings: string[] = []
-  const parsed = EnvSchema.safeParse(env)
+  // every problem is named at once (docs/design.md#configuration): a bad variable takes its
+  // default for the checks below, and a check across variables skips one that is itself bad
+  const parsed = EnvSchema.safeParse(env, READABLE)
+  const bad = new Set<string>()
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.')}: ${issue.message}`)
-    throw new ConfigError(problems)
+    problems.push(...configLines(parsed.error.issues))
+    for (const issue of parsed.error.issues) bad.add(String(issue.path[0]))
   }
-  const e = parsed.data
+  const e = parsed.success ? parsed.data : EnvSchema.parse(Object.fromEntries(Object.entries(env).filter(([k]) => !bad.has(k))))
+  const fine = (...names: string[]): boolean => names.every((n) => !bad.has(n))
   const production = e.NODE_ENV === 'production'
 
   const pick = (inline: string, file: string): string | undefined => inlineOrFile(env, inline, file, problems, read)
@@ -269,9 +278,9 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
       problems.push('GATEWAY_CALLERS: not valid JSON')
     }
     if (json !== undefined) {
-      const c = CallersSchema.safeParse(json)
+      const c = CallersSchema.safeParse(json, READABLE)
       if (c.success) callers = c.data
-      else for (const issue of c.error.issues) problems.push(`GATEWAY_CALLERS[${issue.path.join('.')}]: ${issue.message}`)
+      else problems.push(...configLines(c.error.issues, 'GATEWAY_CALLERS'))
     }
   }
 
@@ -303,10 +312,10 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
 
   if (production) {
     const missing: string[] = []
-    if (e.OPENOPERATOR_URL === undefined) missing.push('OPENOPERATOR_URL')
+    if (e.OPENOPERATOR_URL === undefined && fine('OPENOPERATOR_URL')) missing.push('OPENOPERATOR_URL')
     if (secret === undefined && !problems.some((p) => p.startsWith('SPYNEL_AGENT_ZERO_API_KEY'))) missing.push('SPYNEL_AGENT_ZERO_API_KEY (or SPYNEL_AGENT_ZERO_API_KEY_FILE)')
     if (callers === undefined && !problems.some((p) => p.startsWith('GATEWAY_CALLERS'))) missing.push('GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE)')
-    if (e.GATEWAY_LEDGER_URL === undefined) missing.push('GATEWAY_LEDGER_URL')
+    if (e.GATEWAY_LEDGER_URL === undefined && fine('GATEWAY_LEDGER_URL')) missing.push('GATEWAY_LEDGER_URL')
     for (const m of missing) problems.push(`${m}: required when NODE_ENV=production`)
   } else if (e.OPENOPERATOR_URL !== undefined && secret === undefined) {
     warnings.push('no upstream secret is configured; upstream calls carry no credential')
@@ -324,12 +333,12 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     warnings.push(`GATEWAY_TRUST_PROXY=${trustProxy} trusts the last ${trustProxy} hop(s) whoever connects: a client that reaches the gateway directly, past the ingress, chooses its own address; safe only if nothing but the ingress reaches PORT, else give the ingress's addresses`)
   }
 
-  if (e.GATEWAY_HEADERS_TIMEOUT_MS > e.GATEWAY_REQUEST_TIMEOUT_MS) problems.push('GATEWAY_HEADERS_TIMEOUT_MS: must not exceed GATEWAY_REQUEST_TIMEOUT_MS')
+  if (fine('GATEWAY_HEADERS_TIMEOUT_MS', 'GATEWAY_REQUEST_TIMEOUT_MS') && e.GATEWAY_HEADERS_TIMEOUT_MS > e.GATEWAY_REQUEST_TIMEOUT_MS) problems.push('GATEWAY_HEADERS_TIMEOUT_MS: must not exceed GATEWAY_REQUEST_TIMEOUT_MS')
   const longest = longestRequestMs({ readTimeoutMs: e.UPSTREAM_READ_TIMEOUT_MS, mutationTimeoutMs: e.UPSTREAM_MUTATION_TIMEOUT_MS })
   const connectionTimeoutMs = e.GATEWAY_CONNECTION_TIMEOUT_MS ?? longest + CONNECTION_TIMEOUT_MARGIN_MS
   if (connectionTimeoutMs <= longest) warnings.push(`GATEWAY_CONNECTION_TIMEOUT_MS is not above the longest legitimate request (${longest} ms): a slow mutation may lose its socket before it answers`)
 
-  if (e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS !== undefined && e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS > e.GATEWAY_DISCOVERY_INTERVAL_MS) problems.push('GATEWAY_DISCOVERY_MIN_INTERVAL_MS: must not exceed GATEWAY_DISCOVERY_INTERVAL_MS (the two bound the refresh period a card\'s Cache-Control may ask for)')
+  if (fine('GATEWAY_DISCOVERY_MIN_INTERVAL_MS', 'GATEWAY_DISCOVERY_INTERVAL_MS') && e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS !== undefined && e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS > e.GATEWAY_DISCOVERY_INTERVAL_MS) problems.push('GATEWAY_DISCOVERY_MIN_INTERVAL_MS: must not exceed GATEWAY_DISCOVERY_INTERVAL_MS (the two bound the refresh period a card\'s Cache-Control may ask for)')
 
   let cardJwks: Config['cardJwks']
   if (e.GATEWAY_CARD_JWKS_FILE !== undefined) {
@@ -346,10 +355,15 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     }
   }
 
-  if (e.GATEWAY_TASK_BODY_BUDGET_BYTES < e.UPSTREAM_MAX_TASK_RESPONSE_BYTES) {
+  if (fine('GATEWAY_TASK_BODY_BUDGET_BYTES', 'UPSTREAM_MAX_TASK_RESPONSE_BYTES') && e.GATEWAY_TASK_BODY_BUDGET_BYTES < e.UPSTREAM_MAX_TASK_RESPONSE_BYTES) {
     // a budget smaller than one allowed answer would shed that answer every time
     problems.push('GATEWAY_TASK_BODY_BUDGET_BYTES: must be at least UPSTREAM_MAX_TASK_RESPONSE_BYTES')
   }
+
+  // a development start answers an all-scopes token it printed: only this machine reaches it
+  // unless HOST says otherwise; production (the image, the manifests) listens on every interface
+  const host = e.HOST ?? (production ? '0.0.0.0' : '127.0.0.1')
+  if (e.HOST === undefined && !production) warnings.push('HOST is unset: both listeners bind 127.0.0.1, reachable from this machine only (the development default); set HOST=0.0.0.0 to listen on every interface')
 
   if (problems.length > 0) throw new ConfigError(problems)
 
@@ -386,10 +400,10 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     rateLimitControl: e.GATEWAY_RATE_LIMIT_CONTROL,
     pressure: { maxEventLoopDelayMs: e.GATEWAY_MAX_EVENT_LOOP_DELAY_MS, maxEventLoopUtilization: e.GATEWAY_MAX_EVENT_LOOP_UTILIZATION },
     rateLimitAuthFailures: e.GATEWAY_RATE_LIMIT_AUTH_FAILURES,
-    host: e.HOST,
+    host,
     port: e.PORT,
     metricsPort: e.METRICS_PORT,
-    metricsHost: e.METRICS_HOST ?? e.HOST,
+    metricsHost: e.METRICS_HOST ?? host,
     metricsMaxConnections: e.METRICS_MAX_CONNECTIONS,
     // the drain waits for the longest legitimate request, plus a margin (docs/design.md#shutdown)
     shutdownGraceMs: e.GATEWAY_SHUTDOWN_GRACE_MS ?? longest + SHUTDOWN_MARGIN_MS,

@@ -11,7 +11,7 @@ import { redactUrl } from '../redact-url.js'
 
 export interface LedgerIo { out: (chunk: string) => boolean | Promise<void>; err: (line: string) => void; drain?: () => Promise<void> }
 
-const USAGE = `usage: openoperator-gateway ledger <command>
+export const USAGE = `usage: openoperator-gateway ledger <command>
   migrate                          apply the ledger's migrations and exit (GATEWAY_LEDGER_URL)
   export [--since <ISO time>] [--campaign <id>] [--with-params]
                                    the audit trail as JSON lines on stdout, oldest first

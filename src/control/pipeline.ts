@@ -9,6 +9,7 @@ import { MUTATION_BODY_SCHEMAS } from '../../schemas/control.js'
 import type { CapabilityName, ControlOperation } from '../discovery/capabilities.js'
 import type { Discovery } from '../discovery/discovery.js'
 import { GatewayError, isGatewayError } from '../errors.js'
+import { READABLE, invalidRequest } from '../validation.js'
 import type { Ledger, MutationOperation, MutationRecord } from '../ledger/types.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { fetchTask } from '../tasks/fetch-task.js'
@@ -82,15 +83,8 @@ const GRACE_MS = 30_000
 /** body rules (constraints, reserved fields), aliases, then the strict schema */
 export function parseBody (operation: MutationOperation, raw: unknown): Record<string, unknown> {
   checkBodyRules(raw)
-  const parsed = MUTATION_BODY_SCHEMAS[operation].safeParse(normaliseAliases(raw))
-  if (!parsed.success) {
-    // an unknown key is named itself: it is the caller's own, and the likeliest mistake
-    const fields = [...new Set(parsed.error.issues.flatMap((i) => {
-      const at = ['body', ...i.path.map(String)].join('.')
-      return i.code === 'unrecognized_keys' ? i.keys.map((k) => `${at}.${k.slice(0, 64)}`) : [at]
-    }))]
-    throw new GatewayError('invalid_request', { message: `Invalid or unknown field(s): ${fields.join(', ')}.` })
-  }
+  const parsed = MUTATION_BODY_SCHEMAS[operation].safeParse(normaliseAliases(raw), READABLE)
+  if (!parsed.success) throw invalidRequest(parsed.error.issues, 'body')
   return parsed.data as Record<string, unknown>
 }
 

@@ -29,6 +29,11 @@ export function startGatewayChild (env: Record<string, string>, o: ChildOptions 
   return spawnChild(['src/cli/index.ts', 'start'], env, o)
 }
 
+/** the bin with these arguments (a command and its own), the same clean environment */
+export function startBin (args: string[], env: Record<string, string> = {}): GatewayChild {
+  return spawnChild(['src/cli/index.ts', ...args], env)
+}
+
 /** the gateway started by test/helpers/fd-child.ts: over IPC, 'fill' opens descriptors until none is left, 'release' closes them */
 export function startFdChild (env: Record<string, string>, o: ChildOptions = {}): GatewayChild {
   return spawnChild(['test/helpers/fd-child.ts'], env, { ...o, ipc: true })

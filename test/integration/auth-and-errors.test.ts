@@ -80,7 +80,23 @@ describe('errors', () => {
     const g = await setup()
     const res = await call(`${g.url}/v1/supervisor/health?verbose=1`, { token: g.tokens.reader })
     expect(res.status).toBe(400)
-    expect(res.body.error).toMatchObject({ code: 'invalid_request', message: 'Invalid or unknown field(s): querystring.verbose.' })
+    expect(res.body.error).toEqual({ code: 'invalid_request', message: 'unknown query parameter: verbose', retryable: false })
+  })
+
+  it('a refused query or path says which parameter and what is wrong, never the value given', async () => {
+    const g = await setup()
+    const secret = 'sk-live-QUERYVALUE-0123456789abcdef'
+    const query = await call(`${g.url}/v1/campaigns/camp-1/requests?limit=${secret}&state=${secret}`, { token: g.tokens.reader })
+    expect(query.status).toBe(400)
+    expect(query.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'query parameter state: must be one of "pending", "applied", "rejected", "ambiguous", "not_applied"; query parameter limit: must be a number',
+      retryable: false
+    })
+    const path = await call(`${g.url}/v1/tasks/${secret}!`, { token: g.tokens.reader })
+    expect(path.status).toBe(400)
+    expect(path.body.error).toEqual({ code: 'invalid_request', message: 'path parameter taskId: must be 1-256 characters of [A-Za-z0-9._:-]', retryable: false })
+    for (const r of [query, path]) expect(r.text).not.toContain('QUERYVALUE')
   })
 
   it('bodies over 64 KiB are 413 payload_too_large, after authentication', async () => {

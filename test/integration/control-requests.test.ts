@@ -42,6 +42,61 @@ describe('the order of checks', () => {
     // none of these reached the remote
     expect(p.sim.control.requestCounts().size).toBe(0)
   })
+
+  it('a refused body says which field and what is wrong, in the contract\'s shape, never echoing a value', async () => {
+    const p = await startControlPair()
+    const t = p.gw.tokens.controller
+    const c = '/v1/campaigns/camp-m'
+    const refused = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+      const res = await p.post(t, `${c}${path}`, body)
+      expect(res.status, res.text).toBe(400)
+      expect(Object.keys(res.body)).toEqual(['error'])
+      expect(res.body.error.code).toBe('invalid_request')
+      expect(res.body.error.retryable).toBe(false)
+      return res.body.error
+    }
+    for (const ttl of [14, 3601]) expect((await refused('/control/claim', { requestId: rid(), ttlSeconds: ttl })).message).toBe('ttlSeconds: must be between 15 and 3600')
+    expect((await refused('/control/claim', { requestId: rid(), ttlSeconds: 60.5 })).message).toBe('ttlSeconds: must be a whole number of seconds')
+    expect((await refused('/control/claim', { requestId: rid() })).message).toBe('ttlSeconds: required')
+    expect((await refused('/control/renew', { requestId: rid(), ttl_seconds: 10 })).message).toBe('ttlSeconds: must be between 15 and 3600')
+    expect((await refused('/control/release', { requestId: rid(), foo: 1 })).message).toBe('unknown field: foo')
+    expect((await refused('/submissions', { requestId: rid(), parts: [] })).message).toBe('parts: must hold 1 to 16 parts')
+    const seventeen = Array.from({ length: 17 }, () => ({ kind: 'text', text: 'x' }))
+    expect((await refused('/submissions', { requestId: rid(), parts: seventeen })).message).toBe('parts: must hold 1 to 16 parts')
+    expect((await refused('/submissions', { requestId: rid(), parts: [{ kind: 'file', file: { uri: 'x' } }, { kind: 'text', text: 'x', metadata: {} }] })).message)
+      .toBe('parts[0].kind: must be one of "text", "data"; unknown field: parts[1].metadata')
+    expect((await refused('/interventions', { requestId: rid(), intervention: { blob: 'x'.repeat(17 * 1024) } })).message).toBe('intervention: must be at most 16 KiB of JSON')
+    expect((await refused('/interventions', [])).message).toBe('body: must be a JSON object')
+    // every problem at once
+    expect((await refused('/control/claim', { requestId: 'short', ttlSeconds: 'soon', extra: 1 })).message)
+      .toBe('requestId: must be 8-128 characters of [A-Za-z0-9._:-]; ttlSeconds: must be a number; unknown field: extra')
+
+    // a bad value that could be a secret or a token is described, never repeated
+    const secret = 'sk-live-SECRETVALUE-0123456789abcdef'
+    const answers = [
+      await p.post(t, `${c}/control/claim`, { requestId: rid(), ttlSeconds: secret }),
+      await p.post(t, `${c}/control/claim`, { requestId: secret.replace(/-/g, ' '), ttlSeconds: 60 }),
+      await p.post(t, `${c}/submissions`, { requestId: rid(), parts: [{ kind: secret, text: secret }], project: secret.repeat(10) }),
+      await p.post(t, `${c}/submissions`, { requestId: rid(), parts: secret })
+    ]
+    for (const a of answers) {
+      expect(a.status).toBe(400)
+      expect(a.body.error.code).toBe('invalid_request')
+      expect(a.body.error.message).toMatch(/^(requestId|ttlSeconds|parts|project)/)
+      expect(a.text).not.toContain('SECRETVALUE')
+    }
+    expect(p.sim.control.requestCounts().size).toBe(0)
+  })
+
+  it('the acknowledgement\'s body is checked the same way, and its codes stay what they are', async () => {
+    const p = await startControlPair()
+    const res = await call(`${p.gw.url}/v1/campaigns/camp-m/requests/${rid()}/acknowledge`, { method: 'POST', token: p.gw.tokens.admin, body: { resolution: 'maybe', note: '' } })
+    expect(res.status).toBe(400)
+    expect(res.body.error).toEqual({ code: 'invalid_request', message: 'resolution: must be one of "assume_applied", "assume_not_applied"; note: must not be empty', retryable: false })
+    // the body rules come before the schema, with their own codes
+    expect((await p.post(p.gw.tokens.controller, '/v1/campaigns/camp-m/interventions', { requestId: rid(), intervention: {}, constraints: {} })).body.error.code).toBe('constraints_not_relaxable')
+    expect((await p.post(p.gw.tokens.controller, '/v1/campaigns/camp-m/control/claim', { requestId: rid(), ttlSeconds: 60, controller_id: 'x' })).body.error.code).toBe('reserved_field')
+  })
 })
 
 describe('single-shot request ids', () => {

@@ -19,13 +19,28 @@ describe('configuration', () => {
     expect(c.embeddedSimulator).toBe(true)
     expect(c.ledgerUrl).toBe('sqlite:./data/ledger.db')
     expect(c.upstream).toMatchObject({ connectTimeoutMs: 5000, readTimeoutMs: 15000, mutationTimeoutMs: 10000, maxResponseBytes: 4 * 1024 * 1024, maxTaskResponseBytes: 16 * 1024 * 1024, cardMaxBytes: 1024 * 1024, authScheme: 'bearer' })
-    expect(c).toMatchObject({ controlEnabled: false, leaseSafetyMs: 2000, rateLimitRead: 600, rateLimitControl: 60, host: '0.0.0.0', port: 8080, metricsPort: 9464, trustProxy: false, discoveryIntervalMs: 60000 })
+    expect(c).toMatchObject({ controlEnabled: false, leaseSafetyMs: 2000, rateLimitRead: 600, rateLimitControl: 60, host: '127.0.0.1', port: 8080, metricsPort: 9464, trustProxy: false, discoveryIntervalMs: 60000 })
     // the embedded simulator plays OpenOperator as it is today: an observer's remote
     expect(c.simulatorProfile).toBe('openoperator')
   })
 
+  it('HOST unset binds loopback outside production (with a note) and every interface in production; set, it is kept', () => {
+    const dev = loadConfig({})
+    expect(dev).toMatchObject({ host: '127.0.0.1', metricsHost: '127.0.0.1' })
+    expect(dev.warnings).toContain('HOST is unset: both listeners bind 127.0.0.1, reachable from this machine only (the development default); set HOST=0.0.0.0 to listen on every interface')
+    const prod = loadConfig({ NODE_ENV: 'production', OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 's3cr3t-value-0123', GATEWAY_CALLERS: callers, GATEWAY_LEDGER_URL: 'sqlite:/tmp/x.db' })
+    expect(prod).toMatchObject({ host: '0.0.0.0', metricsHost: '0.0.0.0' })
+    expect(prod.warnings.join()).not.toMatch(/HOST/)
+    for (const host of ['0.0.0.0', '::', '192.0.2.10', '127.0.0.1']) {
+      const set = loadConfig({ HOST: host })
+      expect(set).toMatchObject({ host, metricsHost: host })
+      expect(set.warnings.join()).not.toMatch(/HOST/)
+    }
+    expect(loadConfig({ METRICS_HOST: '0.0.0.0' })).toMatchObject({ host: '127.0.0.1', metricsHost: '0.0.0.0' })
+  })
+
   it('METRICS_HOST defaults to HOST; the shutdown grace derives from the timeouts unless GATEWAY_SHUTDOWN_GRACE_MS is set', () => {
-    expect(loadConfig({}).metricsHost).toBe('0.0.0.0')
+    expect(loadConfig({ HOST: '0.0.0.0' }).metricsHost).toBe('0.0.0.0')
     expect(loadConfig({ HOST: '127.0.0.1' }).metricsHost).toBe('127.0.0.1')
     expect(loadConfig({ HOST: '0.0.0.0', METRICS_HOST: '127.0.0.1' })).toMatchObject({ host: '0.0.0.0', metricsHost: '127.0.0.1' })
     // the longest legitimate request + 1 s: lock wait 2 s + lease read + cancel's tasks/get + mutation
@@ -130,6 +145,52 @@ describe('configuration', () => {
     const dup = [{ ...base, controllerId: 'c' }, { ...base, name: 'b', tokenSha256: 'c'.repeat(64), controllerId: 'c' }]
     expect(problems({ GATEWAY_CALLERS: JSON.stringify(dup) }).join()).toMatch(/not unique/)
     expect(problems({ GATEWAY_CALLERS: 'not json' })[0]).toMatch(/GATEWAY_CALLERS: not valid JSON/)
+  })
+
+  it('names every problem at once: a bad variable does not hide the checks after it', () => {
+    const badCallers = JSON.stringify([
+      { name: 'ops', tokenSha256: 'a'.repeat(64), scopes: ['read'] },
+      { name: 'ctl', tokenSha256: 'b'.repeat(64), scopes: ['read', 'control'] }
+    ])
+    const p = problems({ PORT: 'abc', GATEWAY_CALLERS: badCallers, GATEWAY_TRUST_PROXY: 'yes', SPYNEL_AGENT_ZERO_API_KEY: 'short' })
+    expect(p).toEqual([
+      'PORT: must be a whole number from 0 to 65535',
+      'SPYNEL_AGENT_ZERO_API_KEY: must be at least 16 characters (a random value: the gateway refuses any answer that contains it)',
+      'GATEWAY_CALLERS[1].controllerId: required for a caller with the control scope',
+      expect.stringMatching(/^GATEWAY_TRUST_PROXY: must be false, true/)
+    ])
+    // a check across two variables is skipped when one of them is itself bad, rather than judged on a default
+    expect(problems({ GATEWAY_REQUEST_TIMEOUT_MS: 'x', GATEWAY_HEADERS_TIMEOUT_MS: '20000' })).toEqual(['GATEWAY_REQUEST_TIMEOUT_MS: must be a whole number from 1 to 600000'])
+    expect(problems({ UPSTREAM_MAX_TASK_RESPONSE_BYTES: '1', GATEWAY_TASK_BODY_BUDGET_BYTES: '2048' }).map((x) => x.split(':')[0])).toEqual(['UPSTREAM_MAX_TASK_RESPONSE_BYTES'])
+    expect(problems({ GATEWAY_DISCOVERY_INTERVAL_MS: 'x', GATEWAY_DISCOVERY_MIN_INTERVAL_MS: '70000' }).map((x) => x.split(':')[0])).toEqual(['GATEWAY_DISCOVERY_INTERVAL_MS'])
+    // an empty required variable in production is named once, as what it is
+    expect(problems({ NODE_ENV: 'production', OPENOPERATOR_URL: '', GATEWAY_LEDGER_URL: '' }).filter((x) => /^(OPENOPERATOR_URL|GATEWAY_LEDGER_URL)/.test(x))).toEqual([
+      'OPENOPERATOR_URL: must not be empty',
+      'GATEWAY_LEDGER_URL: must not be empty'
+    ])
+  })
+
+  it('words each problem with a readable path, whatever is wrong with a caller', () => {
+    const p = problems({
+      LOG_LEVEL: 'loud',
+      GATEWAY_CONTROL_ENABLED: 'yes',
+      GATEWAY_CALLERS: JSON.stringify([
+        { name: '', tokenSha256: 'a'.repeat(64), scopes: ['read'] },
+        { name: 'b', tokenSha256: 'not-hex', scopes: ['control'], extra: 1 },
+        { name: 'c', tokenSha256: 'c'.repeat(64), scopes: [] }
+      ])
+    })
+    expect(p).toEqual([
+      'GATEWAY_CONTROL_ENABLED: must be one of "0", "1", "true", "false"',
+      'LOG_LEVEL: must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"',
+      'GATEWAY_CALLERS[0].name: must not be empty',
+      'GATEWAY_CALLERS[1].tokenSha256: must be 64 hex characters',
+      'GATEWAY_CALLERS[1].extra: unknown field',
+      'GATEWAY_CALLERS[1].controllerId: required for a caller with the control scope',
+      'GATEWAY_CALLERS[2].scopes: must not be empty'
+    ])
+    expect(problems({ GATEWAY_CALLERS: '{}' })).toEqual(['GATEWAY_CALLERS: must be an array'])
+    expect(problems({ GATEWAY_CALLERS: '[]' })).toEqual(['GATEWAY_CALLERS: must not be empty'])
   })
 
   it('names bad numeric and enum values by variable', () => {
