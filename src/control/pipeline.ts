@@ -9,7 +9,8 @@ import { MUTATION_BODY_SCHEMAS } from '../../schemas/control.js'
 import type { CapabilityName, ControlOperation } from '../discovery/capabilities.js'
 import type { Discovery } from '../discovery/discovery.js'
 import { GatewayError, isGatewayError } from '../errors.js'
-import { READABLE, invalidRequest } from '../validation.js'
+import { invalidRequest, parseReadable } from '../validation.js'
+import type { z } from 'zod'
 import type { Ledger, MutationOperation, MutationRecord } from '../ledger/types.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { fetchTask } from '../tasks/fetch-task.js'
@@ -83,8 +84,8 @@ const GRACE_MS = 30_000
 /** body rules (constraints, reserved fields), aliases, then the strict schema */
 export function parseBody (operation: MutationOperation, raw: unknown): Record<string, unknown> {
   checkBodyRules(raw)
-  const parsed = MUTATION_BODY_SCHEMAS[operation].safeParse(normaliseAliases(raw), READABLE)
-  if (!parsed.success) throw invalidRequest(parsed.error.issues, 'body')
+  const parsed = parseReadable(MUTATION_BODY_SCHEMAS[operation] as z.ZodType<unknown>, normaliseAliases(raw))
+  if (!parsed.success) throw invalidRequest(parsed.issues, 'body')
   return parsed.data as Record<string, unknown>
 }
 

@@ -6,7 +6,7 @@ import type { FastifyError, FastifyReply, FastifySchemaCompiler } from 'fastify'
 import { isResponseSerializationError } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
 import { GatewayError, isGatewayError, type ErrorCode } from '../errors.js'
-import { READABLE, invalidRequest, type RequestPart } from '../validation.js'
+import { invalidRequest, parseReadable, type RequestPart } from '../validation.js'
 
 function send (reply: FastifyReply, err: GatewayError): FastifyReply {
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v)
@@ -18,8 +18,8 @@ function send (reply: FastifyReply, err: GatewayError): FastifyReply {
  * header is already the contract's 400, its message naming each problem (src/validation.ts)
  */
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => (data) => {
-  const r = schema.safeParse(data, READABLE)
-  return r.success ? { value: r.data } : { error: invalidRequest(r.error.issues, (httpPart ?? 'body') as RequestPart) }
+  const r = parseReadable(schema, data)
+  return r.success ? { value: r.data } : { error: invalidRequest(r.issues, (httpPart ?? 'body') as RequestPart) }
 }
 
 export function toGatewayError (err: unknown): GatewayError {
