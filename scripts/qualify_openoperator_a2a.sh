@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The seed's bounded, read-only deployment smoke of OpenOperator's A2A endpoint: a thin wrapper
-# around `openoperator-gateway qualify` (README "Qualification", docs/design.md#qualification).
+# The bounded, read-only deployment smoke of OpenOperator's A2A endpoint that the OpenOperator
+# integration documents ask for: a thin wrapper around `openoperator-gateway qualify`
+# (docs/operating.md#qualification, docs/design.md#qualification).
 #
 #   OPENOPERATOR_URL=https://openoperator.example \
 #   SPYNEL_AGENT_ZERO_API_KEY_FILE=/run/secrets/upstream-key \

@@ -106,7 +106,7 @@ const COMMANDS: Record<string, Command> = {
   start: {
     summary: 'run the gateway (the default command)',
     usage: `usage: ${BIN} [start]
-  Runs the gateway. Its configuration comes from the environment (README.md, Configuration);
+  Runs the gateway. Its configuration comes from the environment (docs/operating.md#configuration);
   a bad value prints every problem and exits 1. With none, outside production, it runs against
   the embedded simulator, listens on 127.0.0.1 only (HOST=0.0.0.0: every interface) and prints
   a development token.
@@ -119,7 +119,7 @@ const COMMANDS: Record<string, Command> = {
       const { SIMULATOR_PROFILES } = await import('../config.js')
       const { SIMULATOR_PROTOCOLS } = await import('../simulator/index.js')
       return `usage: ${BIN} simulator
-  Runs the OpenOperator A2A simulator alone (README.md, The simulator).
+  Runs the OpenOperator A2A simulator alone (docs/operating.md#simulator).
   SIMULATOR_PORT     listen port (default PORT, else 8090)
   HOST               listen address (default 127.0.0.1)
   SIMULATOR_SECRET   the credential POST /a2a/ requires (default SPYNEL_AGENT_ZERO_API_KEY; unset: none)
@@ -169,7 +169,7 @@ function overview (): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`)
   return `usage: ${BIN} [command] [arguments]\n\ncommands:\n${lines.join('\n')}\n\n` +
     `${BIN} help <command> (or <command> --help) prints a command's usage.\n` +
-    'The configuration comes from the environment: README.md, Configuration.'
+    'The configuration comes from the environment: docs/operating.md#configuration.'
 }
 
 /** the named command, else a one-line error and the overview on stderr, exit 2 */

@@ -1,6 +1,7 @@
 // The byte budget for large answers held at once (docs/design.md#load-shedding). A `tasks/get`
-// answer may be 16 MiB, and the gateway holds it three times over while it parses (the chunks,
-// the string, the object graph), so many at once would take memory without a ceiling. Each
+// answer may be 16 MiB, and the gateway holds it in three forms at once while it parses (the
+// chunks, the string, the object graph: together four to five times its size), so many at once
+// would take memory without a ceiling. Each
 // budgeted exchange reserves its declared size up front, and its streamed size as chunks arrive
 // when the declaration is missing or short; past the budget the exchange is abandoned and shed.
 // What is reserved is given back once the answer has been parsed and handed on.

@@ -1,4 +1,4 @@
-// The compose files (README "Running several replicas" and "Docker"): docker/compose.yaml — two
+// The compose files (docs/operating.md#several-replicas and #docker): docker/compose.yaml — two
 // replicas on PostgreSQL behind the reference nginx, a one-shot migrate, Redis, Prometheus, a
 // demo profile with the simulator — and docker/compose.sqlite.yaml, the single replica on an
 // SQLite file. No Docker engine runs here, so this is what can be verified without one: the

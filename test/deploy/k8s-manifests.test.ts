@@ -1,4 +1,4 @@
-// The Kubernetes manifests of docker/k8s/ (README "Deploying"): each object validated against
+// The Kubernetes manifests of docker/k8s/ (docs/operating.md#kubernetes): each object validated against
 // the Kubernetes API schemas with kubernetes-models, the YAML checked with yamllint (skipped,
 // with the reason printed, where it is not installed), and the values checked against what the
 // gateway really serves and reads: probe paths answered by a running gateway, ports, metrics

@@ -5,8 +5,8 @@
 // in GATEWAY_TOKEN) and GET /v1/requests, `reconcile`, Retry-After on reconcile_too_early,
 // `acknowledge` where request_status is missing or reconcile failed — ending with the record
 // resolved and the campaign accepting mutations again, nothing sent twice (test/helpers/control.ts
-// checks that after each test). The runbook, the alert and the README are checked to name what
-// the test ran, so the document cannot drift from it.
+// checks that after each test). The runbook, the alert and the alert table of docs/operating.md
+// are checked to name what the test ran, so the documents cannot drift from it.
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -233,7 +233,7 @@ describe('the ambiguous-write runbook, followed', () => {
     await checkResolved(p, 'camp-rb4', id, 'applied', body)
   })
 
-  it('the runbook names every command, route and answer the test used; the alert and the README point at it', () => {
+  it('the runbook names every command, route and answer the test used; the alert and docs/operating.md point at it', () => {
     expect(used.size).toBeGreaterThan(15)
     for (const s of used) expect(runbook, s).toContain(s)
     // the token from the environment only, and why
@@ -250,9 +250,11 @@ describe('the ambiguous-write runbook, followed', () => {
     expect(alert.annotations.description).toContain('GET /v1/requests?state=ambiguous')
     expect(alert.annotations.description).not.toMatch(/POST \/v1\/requests\//)
 
-    const readme = readFileSync(join(root, 'README.md'), 'utf8')
-    const row = readme.split('\n').find((l) => l.startsWith('| `GatewayAmbiguousMutationsUnresolved`'))!
+    const operating = readFileSync(join(root, 'docs/operating.md'), 'utf8')
+    const row = operating.split('\n').find((l) => l.startsWith('| `GatewayAmbiguousMutationsUnresolved`'))!
     expect(row).toContain(RUNBOOK)
+    // the link itself resolves from docs/ (the text names the path from the repository root)
+    expect(row).toContain('](runbooks/ambiguous-write.md)')
     expect(row).toContain('/v1/campaigns/<campaignId>/requests/<requestId>/reconcile')
     expect(row).not.toMatch(/POST \/v1\/requests\//)
   })

@@ -3,8 +3,9 @@
 // (`check config`), and a running gateway's /metrics after traffic (`check metrics`: the
 // exposition lint, which prom-client's three `nodejs_active_*_total` gauges used to fail).
 // Without promtool those checks are skipped, saying so; the consistency checks below always run:
-// the rules, the dashboard and the README name only series the gateway exports, and the README
-// names every one of them and every alert.
+// the rules, the dashboard and the operators' document (docs/operating.md, its "Observability"
+// section) name only series the gateway exports, and that section names every one of them and
+// every alert.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -65,15 +66,16 @@ describe.skipIf(!hasPromtool)('promtool', () => {
   })
 })
 
-describe('rules, dashboard and README name the series the gateway exports', () => {
+describe('rules, dashboard and docs/operating.md name the series the gateway exports', () => {
   const families = createMetrics().registry.getMetricsAsArray().map((m) => m.name).filter((n) => n.startsWith('gateway_'))
   const exported = new Set(families.flatMap((n) => [n, `${n}_bucket`, `${n}_sum`, `${n}_count`]))
   const named = (text: string): string[] => [...new Set(text.match(/\bgateway_[a-z_]+\b/g) ?? [])]
   const rulesText = readFileSync(join(PROM, 'rules.yml'), 'utf8')
   const rules = parse(rulesText) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }
   const dashboard = JSON.parse(readFileSync(join(PROM, 'grafana/dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> }
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const operating = readme.slice(readme.indexOf('## Operating'), readme.indexOf('\n## ', readme.indexOf('## Operating') + 1))
+  const doc = readFileSync(join(ROOT, 'docs/operating.md'), 'utf8')
+  const section = doc.indexOf('\n## Observability\n')
+  const operating = doc.slice(section, doc.indexOf('\n## ', section + 1))
 
   it('every series a rule or a panel queries is exported', () => {
     const exprs = [...rules.groups.flatMap((g) => g.rules.map((r) => r.expr)), ...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr))]
@@ -85,7 +87,8 @@ describe('rules, dashboard and README name the series the gateway exports', () =
     for (const f of families) expect(shown.has(f), f).toBe(true)
   })
 
-  it('README "Operating" lists every family and every alert', () => {
+  it('docs/operating.md "Observability" lists every family and every alert', () => {
+    expect(section).toBeGreaterThan(0)
     expect(operating.length).toBeGreaterThan(100)
     for (const f of families) expect(operating, f).toContain(`\`${f}`)
     for (const r of rules.groups.flatMap((g) => g.rules)) expect(operating, r.alert).toContain(r.alert)

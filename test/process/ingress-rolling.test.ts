@@ -1,5 +1,5 @@
-// A rolling restart behind the shipped ingress (docker/nginx/gateway.conf, README "Running
-// several replicas"): a real nginx loading that very file in front of two gateway processes on
+// A rolling restart behind the shipped ingress (docker/nginx/gateway.conf,
+// docs/operating.md#several-replicas): a real nginx loading that very file in front of two gateway processes on
 // one PostgreSQL schema, one Redis and one campaign-control simulator. Under steady reads and
 // mutations (claims and interventions with fresh request ids on a few campaigns), each replica
 // in turn is drained with SIGTERM and replaced by a new process on the same port. No read may

@@ -1,5 +1,5 @@
-// Every dependency with an install script has been reviewed (README.md, "The install-scripts
-// notice"): an npm that enforces allowScripts would otherwise fail the install, or skip
+// Every dependency with an install script has been reviewed (docs/operating.md#install, "The
+// install-scripts notice"): an npm that enforces allowScripts would otherwise fail the install, or skip
 // better-sqlite3's native build and leave the ledger without its driver.
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
