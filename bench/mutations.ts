@@ -26,7 +26,7 @@ import pg from 'pg'
 import { loadConfig } from '../src/config.js'
 import { sqliteDatabaseOf } from '../src/ledger/index.js'
 import { createLogger } from '../src/logger.js'
-import { sha256Hex } from '../src/plugins/auth.js'
+import { sha256Hex } from '../src/caller-tokens.js'
 import { startGatewayServer } from '../src/server.js'
 import type { ChildMessage, ChildRequest } from './simulator-child.js'
 

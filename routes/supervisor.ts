@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { ArgusOperation } from '../src/argus/envelope.js'
 import { ArgusReadResponseSchema, errorResponses } from '../schemas/rest.js'
-import { trustedSerializer } from '../src/plugins/trusted-serializer.js'
+import { trustedSerializer } from '../src/trusted-serializer.js'
 
 const ROUTES: Array<[string, ArgusOperation, string]> = [
   ['/v1/supervisor/health', 'supervisor.health', 'Argus supervisor health'],

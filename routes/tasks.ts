@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { GatewayError } from '../src/errors.js'
 import { projectTask } from '../src/tasks/projection.js'
-import { trustedSerializer } from '../src/plugins/trusted-serializer.js'
+import { trustedSerializer } from '../src/trusted-serializer.js'
 import { TaskIdSchema, TaskProjectionSchema } from '../schemas/task.js'
 import { errorResponses } from '../schemas/rest.js'
 

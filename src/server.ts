@@ -13,7 +13,7 @@ import type { MutationStep } from './control/pipeline.js'
 import { drainAndClose } from './shutdown.js'
 import { startTracing } from './tracing/sdk.js'
 import { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
-import { sha256Hex } from './plugins/auth.js'
+import { sha256Hex } from './caller-tokens.js'
 import { startSimulator, type Simulator } from './simulator/index.js'
 import type { Caller } from '../schemas/callers.js'
 

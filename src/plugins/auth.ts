@@ -1,11 +1,12 @@
 // Inbound authentication and scopes (docs/design.md#authentication): a bearer token is hashed once
 // (SHA-256) and its digest looked up among the callers' digests; 401 with WWW-Authenticate, 403 on
 // a missing scope. Routes declare `config: { scope }`; routes without one are public. Failed logins
-// are limited per client address (src/plugins/auth-failures.ts, docs/design.md#rate-limits).
-import { hash } from 'node:crypto'
+// are limited per client address (src/plugins/auth-failures.ts, docs/design.md#rate-limits). The
+// digest and the lookup are src/caller-tokens.ts.
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Caller, Scope } from '../../schemas/callers.js'
+import { findCaller, indexCallers } from '../caller-tokens.js'
 import { GatewayError } from '../errors.js'
 
 declare module 'fastify' {
@@ -14,32 +15,6 @@ declare module 'fastify' {
 }
 
 export interface AuthOptions { callers: Caller[] }
-
-/** one-shot `crypto.hash` (Node ≥ 20.12): a third of `createHash(…).update(…).digest()`'s time, once per authenticated request */
-export function sha256Hex (s: string): string {
-  return hash('sha256', s, 'hex')
-}
-
-/**
- * The callers by the hex SHA-256 of their token. Looking a digest up in a Map is safe against
- * timing (docs/design.md#authentication): what the lookup's time depends on is the digest of the
- * token presented, which a guesser cannot steer towards a stored digest without a SHA-256
- * preimage, never the token itself; and the token is hashed whatever it is, so the time taken
- * does not tell a near guess from a far one.
- */
-export type CallerIndex = ReadonlyMap<string, Caller>
-
-export function indexCallers (callers: readonly Caller[]): CallerIndex {
-  return new Map(callers.map((c) => [c.tokenSha256.toLowerCase(), c]))
-}
-
-const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/i
-
-export function findCaller (callers: CallerIndex, authorization: string | undefined): Caller | null {
-  const m = BEARER.exec(authorization ?? '')
-  if (m?.[1] === undefined) return null
-  return callers.get(sha256Hex(m[1])) ?? null
-}
 
 /** how many Authorization headers the request carried (`request.headers` keeps only the first) */
 export function authorizationHeaders (rawHeaders: readonly string[]): number {

@@ -1,12 +1,12 @@
 // Per-caller rate limits (docs/design.md#rate-limits): after authentication (a 401 never counts), a
 // read budget and a control budget covering every POST under /v1/campaigns; shared through
 // Redis when GATEWAY_REDIS_URL is set (the `redis` plugin's client). A failing store serves the
-// request and counts the error (src/plugins/rate-limit-store.ts): rate limiting fails open.
+// request and counts the error (src/rate-limit-store.ts): rate limiting fails open.
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyRequest } from 'fastify'
 import { GatewayError } from '../errors.js'
-import { rateLimitStore } from './rate-limit-store.js'
+import { rateLimitStore } from '../rate-limit-store.js'
 
 export interface RateLimitOptions { read: number; control: number }
 

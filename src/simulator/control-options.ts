@@ -1,6 +1,6 @@
 // The campaign-control extension's configuration as the remote sees it: the seed's default
-// method map, the resolved options, the card entry that advertises them, and the one
-// constraints envelope the remote accepts.
+// method map, the resolved options and the card entry that advertises them. Fixed when the
+// simulator starts; what a call is judged by is control-rules.ts.
 import type { CampaignControlOptions, ControlOperation, SimulatorProtocol } from './types.js'
 
 export const CONTROL_URN = 'urn:openoperator:campaign-control:v1'
@@ -73,23 +73,4 @@ export function controlExtension(control: ResolvedControl): Record<string, unkno
       operations
     }
   }
-}
-
-/** The only envelope a claim or mutation may carry: the seed's restrictions, none relaxed. */
-export const REQUIRED_CONSTRAINTS: Readonly<Record<string, unknown>> = Object.freeze({
-  version: 1,
-  execution: 'remote_only',
-  allow_publication: false,
-  allow_destructive_git: false,
-  allow_credential_changes: false,
-  allow_force_push: false,
-  allow_merge: false
-})
-
-/** Exactly the required envelope: same keys, same values, nothing extra. */
-export function constraintsMatch(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const given = Object.keys(value)
-  const required = Object.keys(REQUIRED_CONSTRAINTS)
-  return given.length === required.length && required.every((key) => Object.hasOwn(value, key) && Object.is((value as Record<string, unknown>)[key], REQUIRED_CONSTRAINTS[key]))
 }

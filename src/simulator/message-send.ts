@@ -5,7 +5,7 @@
 // errors go out as a JSON-RPC error by default, or wherever an injected `argus-error` fault
 // places them. With campaign control served, argus_supervisor metadata is a submission.
 import { argusErrorPayload, argusRpcError, decideArgus, isArgusRead } from './argus.js'
-import { handleSubmission, isSubmission } from './control-submit.js'
+import { handleSubmission, isSubmission } from './control-handlers.js'
 import type { FaultContext } from './fault-book.js'
 import type { MessageSendParams } from './rpc-schemas.js'
 import type { RpcOutcome } from './rpc-outcome.js'

@@ -4,8 +4,7 @@
 // decides; the fixtures of both are the reference for every shape. Campaign-control methods
 // are matched first, by the names the options advertise. v1.0 is v1-dispatch.ts.
 import { argusOperationOf } from './argus.js'
-import { controlRoute, handleControl } from './control-dispatch.js'
-import { handleControlCancel } from './control-submit.js'
+import { controlRoute, handleControl, handleControlCancel } from './control-handlers.js'
 import type { FaultContext } from './fault-book.js'
 import { handleMessageSend, v03SendMode } from './message-send.js'
 import { rpcWire } from './protocol.js'

@@ -6,8 +6,7 @@
 // names included, is "Invalid method.". Requests are translated to the v0.3 shapes the rest
 // of the simulator works on, and answers back (v1-wire.ts), so every rule, fault and
 // ground-truth log is the same whichever version carried the call.
-import { controlRoute, handleControl } from './control-dispatch.js'
-import { handleControlCancel } from './control-submit.js'
+import { controlRoute, handleControl, handleControlCancel } from './control-handlers.js'
 import type { FaultContext } from './fault-book.js'
 import type { SendMode } from './message-send.js'
 import { handleMessageSend } from './message-send.js'

@@ -4,8 +4,23 @@
 // The SDK follows the OpenTelemetry environment conventions itself (OTEL_TRACES_EXPORTER,
 // OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT/PROTOCOL/HEADERS, OTEL_TRACES_SAMPLER, OTEL_SERVICE_NAME,
 // OTEL_RESOURCE_ATTRIBUTES, OTEL_PROPAGATORS, OTEL_BSP_*). Traces only: the metrics stay
-// Prometheus, and no log or metric exporter is started.
-import type { Tracing } from './types.js'
+// Prometheus, and no log or metric exporter is started. What a started setup hands the app
+// (`Tracing`) is declared here too: this module imports OpenTelemetry only inside
+// startTracing, so src/app.ts and src/server.ts can import it and still load none of it while
+// tracing is off.
+import type { FastifyPluginAsync } from 'fastify'
+import type { UpstreamClient } from '../upstream/client.js'
+
+export interface Tracing {
+  /** the server span per request (@fastify/otel), registered first in buildApp */
+  plugin: FastifyPluginAsync
+  /** the upstream client with a client span per call and `traceparent` sent to the remote */
+  wrapUpstream: (client: UpstreamClient, origin: string) => UpstreamClient
+  /** pino mixin: `traceId` of the active span on every log line */
+  logMixin: () => object
+  /** export what is buffered (at close: spans of the last requests are not lost) */
+  flush: () => Promise<void>
+}
 
 let started: Promise<Tracing> | undefined
 

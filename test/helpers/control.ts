@@ -1,11 +1,12 @@
-// A gateway in controller mode against the simulator's campaign-control mode, on loopback.
-// After each test it checks the whole-run rule: the remote never received any mutation
-// request id twice.
+// A gateway in controller mode against the simulator's campaign-control mode, on loopback, and
+// the helpers its tests share. Tests get the pair from a fixture (`controlPair`,
+// `startControlPair` in test/helpers/fixtures.ts), which checks after each test the whole-run
+// rule: the remote never received any mutation request id twice.
 import { randomBytes } from 'node:crypto'
-import { afterEach, expect } from 'vitest'
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js'
+import { expect } from 'vitest'
+import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js'
 import type { Env } from '../../src/config.js'
-import { startGateway, type TestGateway } from './gateway.js'
+import type { TestGateway } from './gateway.js'
 import { call, type JsonResponse } from './http.js'
 
 export interface ControlPair {
@@ -18,25 +19,11 @@ export interface ControlPair {
   calls: (method: string) => Array<{ method: string; id: unknown; params: any }> // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-export const rid = (prefix = 'req'): string => `${prefix}-${randomBytes(8).toString('hex')}`
+/** what a control pair starts with before a test's own options: the campaign-control profile, the operator's opt-in, budgets no test reaches */
+export const CONTROL_SIM: SimulatorOptions = { profile: 'campaign-control' }
+export const CONTROL_ENV: Env = { GATEWAY_CONTROL_ENABLED: 'true', GATEWAY_RATE_LIMIT_CONTROL: '100000', GATEWAY_RATE_LIMIT_READ: '100000' }
 
-const sims: Simulator[] = []
-afterEach(async () => {
-  for (const sim of sims.splice(0)) {
-    const counts = sim.control.requestCounts()
-    await sim.close()
-    for (const [id, n] of counts) expect(n, `request id ${id} reached the remote ${n} times`).toBe(1)
-  }
-})
-
-export async function startControlPair (o: { sim?: SimulatorOptions; env?: Env; clock?: () => number } = {}): Promise<ControlPair> {
-  const sim = await startSimulator({ profile: 'campaign-control', ...o.sim })
-  sims.push(sim)
-  const gw = await startGateway({
-    simulator: sim,
-    clock: o.clock,
-    env: { GATEWAY_CONTROL_ENABLED: 'true', GATEWAY_RATE_LIMIT_CONTROL: '100000', GATEWAY_RATE_LIMIT_READ: '100000', ...o.env }
-  })
+export function controlPairOf (sim: Simulator, gw: TestGateway): ControlPair {
   return {
     sim,
     gw,
@@ -45,6 +32,13 @@ export async function startControlPair (o: { sim?: SimulatorOptions; env?: Env; 
     calls: (method) => sim.rpcCalls().filter((c) => c.method === method)
   }
 }
+
+/** the whole-run rule, from the remote's own receipts: no mutation request id reached it twice */
+export function expectEachRequestOnce (sim: Simulator): void {
+  for (const [id, n] of sim.control.requestCounts()) expect(n, `request id ${id} reached the remote ${n} times`).toBe(1)
+}
+
+export const rid = (prefix = 'req'): string => `${prefix}-${randomBytes(8).toString('hex')}`
 
 /** claims the campaign for the controller token and checks it worked */
 export async function claim (p: ControlPair, token: string, campaignId: string, ttlSeconds = 600): Promise<JsonResponse> {

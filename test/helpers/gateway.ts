@@ -9,7 +9,7 @@ import { onTestFinished } from 'vitest'
 import type { GatewayApp } from '../../src/app.js'
 import { loadConfig, type Env } from '../../src/config.js'
 import { createLogger } from '../../src/logger.js'
-import { sha256Hex } from '../../src/plugins/auth.js'
+import { sha256Hex } from '../../src/caller-tokens.js'
 import { startGatewayServer } from '../../src/server.js'
 import type { Simulator } from '../../src/simulator/index.js'
 

@@ -6,20 +6,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { exportJWK, generateKeyPair } from 'jose'
-import { describe, expect, it, onTestFinished } from 'vitest'
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js'
-import { claim, rid, startControlPair } from '../helpers/control.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect, onTestFinished } from 'vitest'
+import { claim, rid } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
+import type { TestGateway } from '../helpers/gateway.js'
 import { call } from '../helpers/http.js'
 
 const get = async (g: TestGateway, path: string) => await call(`${g.url}${path}`, { token: g.tokens.reader })
 const refresh = async (g: TestGateway) => await call(`${g.url}/v1/upstream/refresh`, { method: 'POST', token: g.tokens.admin })
-
-async function simulator (o: SimulatorOptions): Promise<Simulator> {
-  const sim = await startSimulator(o)
-  onTestFinished(async () => { await sim.close() })
-  return sim
-}
 
 /** the REST answers a caller sees, ids aside */
 async function restView (g: TestGateway): Promise<unknown[]> {
@@ -35,11 +29,10 @@ async function restView (g: TestGateway): Promise<unknown[]> {
 }
 
 describe('A2A v1.0 and dual remotes (simulator)', () => {
-  it('the same REST answers over v0.3, v1.0 and dual, the version chosen from the card', async () => {
+  it('the same REST answers over v0.3, v1.0 and dual, the version chosen from the card', async ({ startPair }) => {
     const views: unknown[] = []
     for (const protocol of ['v0.3', 'v1.0', 'dual'] as const) {
-      const sim = await simulator({ protocol })
-      const g = await startGateway({ simulator: sim })
+      const { sim, gw: g } = await startPair({ sim: { protocol } })
       const u = (await get(g, '/v1/upstream')).body
       expect(u.protocol.version, protocol).toBe(protocol === 'v0.3' ? '0.3' : '1.0')
       views.push(await restView(g))
@@ -50,7 +43,7 @@ describe('A2A v1.0 and dual remotes (simulator)', () => {
     expect(views[2]).toEqual(views[0])
   })
 
-  it('campaign control over v1.0: claim, submit (SendMessage, returnImmediately), intervene, cancel (CancelTask), each once', async () => {
+  it('campaign control over v1.0: claim, submit (SendMessage, returnImmediately), intervene, cancel (CancelTask), each once', async ({ startControlPair }) => {
     const p = await startControlPair({ sim: { protocol: 'v1.0' } })
     const t = p.gw.tokens.controller
     expect((await p.get(t, '/v1/upstream')).body).toMatchObject({ mode: 'controller', protocol: { version: '1.0' } })
@@ -71,10 +64,10 @@ describe('A2A v1.0 and dual remotes (simulator)', () => {
     expect(cancel.body).toMatchObject({ taskId: sub.body.taskId, state: 'canceled' })
     expect(p.calls('CancelTask')).toHaveLength(1)
     expect(p.calls('tasks/cancel')).toHaveLength(0)
-    // the afterEach of the control helper checks no request id reached the remote twice
+    // the control fixture checks after the test that no request id reached the remote twice
   })
 
-  it('a -32009 on a mutation is ambiguous (never taken as not applied), and the version is no longer spoken', async () => {
+  it('a -32009 on a mutation is ambiguous (never taken as not applied), and the version is no longer spoken', async ({ startControlPair }) => {
     // a v1.0-only remote whose card claims 0.3: the claim goes out as v0.3 and is refused by version
     const p = await startControlPair({ sim: { protocol: 'v1.0' } })
     const t = p.gw.tokens.controller
@@ -103,12 +96,11 @@ describe('signed cards (simulator)', () => {
     return { signing: { privateKey, kid, alg }, jwk: { ...await exportJWK(publicKey), kid, alg } }
   }
 
-  it.each(['ES256', 'RS256'] as const)('%s: verified; a tampered card is a failed refresh that keeps the last good one; reordered keys still verify', async (alg) => {
+  it.for(['ES256', 'RS256'] as const)('%s: verified; a tampered card is a failed refresh that keeps the last good one; reordered keys still verify', async (alg, { startPair }) => {
     const k = await keyPair(alg, `sim-${alg}`)
     const file = jwksFile()
     file.write([k.jwk])
-    const sim = await simulator({ protocol: 'v1.0', profile: 'campaign-control', cardSigning: { keys: [k.signing] } })
-    const g = await startGateway({ simulator: sim, env: { GATEWAY_CARD_JWKS_FILE: file.path, GATEWAY_CONTROL_ENABLED: 'true' } })
+    const { sim, gw: g } = await startPair({ sim: { protocol: 'v1.0', profile: 'campaign-control', cardSigning: { keys: [k.signing] } }, env: { GATEWAY_CARD_JWKS_FILE: file.path, GATEWAY_CONTROL_ENABLED: 'true' } })
     const first = (await get(g, '/v1/upstream')).body
     expect(first.signature).toMatchObject({ state: 'verified', keyId: `sim-${alg}`, algorithm: alg })
     expect(first.mode).toBe('controller')
@@ -136,14 +128,13 @@ describe('signed cards (simulator)', () => {
     expect(reordered.signature.state).toBe('verified')
   })
 
-  it('fail closed at start: an unsigned card, or one signed with an unknown key, is never adopted', async () => {
+  it('fail closed at start: an unsigned card, or one signed with an unknown key, is never adopted', async ({ startPair }) => {
     const trusted = await keyPair('ES256', 'trusted')
     const stranger = await keyPair('ES256', 'stranger')
     const file = jwksFile()
     file.write([trusted.jwk])
     for (const cardSigning of [undefined, { keys: [stranger.signing] }]) {
-      const sim = await simulator({ protocol: 'v1.0', cardSigning })
-      const g = await startGateway({ simulator: sim, env: { GATEWAY_CARD_JWKS_FILE: file.path } })
+      const { sim, gw: g } = await startPair({ sim: { protocol: 'v1.0', cardSigning }, env: { GATEWAY_CARD_JWKS_FILE: file.path } })
       const u = (await get(g, '/v1/upstream')).body
       expect(u.card).toBeNull()
       expect(u.lastError).toMatch(/^card signature: /)
@@ -153,13 +144,12 @@ describe('signed cards (simulator)', () => {
     }
   })
 
-  it('key rotation through the JWKS file, without a restart', async () => {
+  it('key rotation through the JWKS file, without a restart', async ({ startPair }) => {
     const oldKey = await keyPair('ES256', 'k-2026-11')
     const newKey = await keyPair('RS256', 'k-2026-12')
     const file = jwksFile()
     file.write([oldKey.jwk])
-    const sim = await simulator({ protocol: 'v1.0', cardSigning: { keys: [oldKey.signing] } })
-    const g = await startGateway({ simulator: sim, env: { GATEWAY_CARD_JWKS_FILE: file.path } })
+    const { sim, gw: g } = await startPair({ sim: { protocol: 'v1.0', cardSigning: { keys: [oldKey.signing] } }, env: { GATEWAY_CARD_JWKS_FILE: file.path } })
     expect((await get(g, '/v1/upstream')).body.signature.keyId).toBe('k-2026-11')
 
     // the remote moves to the new key before the operator trusts it: refused, the old card stays
@@ -179,10 +169,9 @@ describe('signed cards (simulator)', () => {
     expect(g.logs.some((l) => l.includes('the trusted card keys file was refused') && l.includes('not valid JSON'))).toBe(true)
   })
 
-  it('without GATEWAY_CARD_JWKS_FILE signatures are reported, never trusted; refreshes take 304s', async () => {
+  it('without GATEWAY_CARD_JWKS_FILE signatures are reported, never trusted; refreshes take 304s', async ({ startPair }) => {
     const k = await keyPair('ES256', 'k')
-    const sim = await simulator({ protocol: 'dual', cardSigning: { keys: [k.signing] } })
-    const g = await startGateway({ simulator: sim, env: { GATEWAY_DISCOVERY_INTERVAL_MS: '150', GATEWAY_DISCOVERY_MIN_INTERVAL_MS: '100' } })
+    const { sim, gw: g } = await startPair({ sim: { protocol: 'dual', cardSigning: { keys: [k.signing] } }, env: { GATEWAY_DISCOVERY_INTERVAL_MS: '150', GATEWAY_DISCOVERY_MIN_INTERVAL_MS: '100' } })
     expect((await get(g, '/v1/upstream')).body.signature).toEqual({ state: 'present', keyId: null, algorithm: null, reason: 'the card carries 1 signature(s), not verified: GATEWAY_CARD_JWKS_FILE is not set' })
     await new Promise((r) => setTimeout(r, 500))
     const counts = sim.cardRequests()['/a2a/.well-known/agent-card.json']

@@ -1,25 +1,17 @@
 // The Argus reads as FastA2A and real A2A servers answer them (docs/design.md#argus-reads,
 // docs/design.md#fasta2a-polling).
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect } from 'vitest'
+import { it, test } from '../helpers/fixtures.js'
+import type { TestGateway } from '../helpers/gateway.js'
 import { call } from '../helpers/http.js'
 
-let sim: Simulator | undefined
-let gw: TestGateway | undefined
-afterEach(async () => { await gw?.close(); await sim?.close(); gw = undefined; sim = undefined })
-
-async function setup (opts: SimulatorOptions = {}, env: Record<string, string> = {}): Promise<{ s: Simulator; g: TestGateway }> {
-  sim = await startSimulator({ secret: 'argus-secret-123456', ...opts })
-  gw = await startGateway({ simulator: sim, env })
-  return { s: sim, g: gw }
-}
+test.override({ pairOptions: { sim: { secret: 'argus-secret-123456' } } })
 const get = async (g: TestGateway, path: string) => await call(`${g.url}${path}`, { token: g.tokens.reader })
 
 describe('the three reads', () => {
   for (const profile of ['openoperator', 'fasta2a', 'a2a-js'] as const) {
-    it(`serve status and the campaign list (${profile})`, async () => {
-      const { s, g } = await setup({ profile })
+    it(`serve status and the campaign list (${profile})`, async ({ startPair }) => {
+      const { sim: s, gw: g } = await startPair({ sim: { profile } })
       const status = await get(g, '/v1/supervisor/status')
       expect(status.status).toBe(200)
       expect(status.body.operation).toBe('supervisor.status')
@@ -33,8 +25,8 @@ describe('the three reads', () => {
     })
   }
 
-  it('503 without an upstream call when the card lacks the skill', async () => {
-    const { s, g } = await setup({ card: (c) => ({ ...c, skills: (c.skills as Array<{ id: string }>).filter((k) => k.id !== 'argus_campaign_list') }) })
+  it('503 without an upstream call when the card lacks the skill', async ({ startPair }) => {
+    const { sim: s, gw: g } = await startPair({ sim: { card: (c) => ({ ...c, skills: (c.skills as Array<{ id: string }>).filter((k) => k.id !== 'argus_campaign_list') }) } })
     const res = await get(g, '/v1/campaigns')
     expect(res.status).toBe(503)
     expect(res.body.error.code).toBe('capability_unavailable')
@@ -42,12 +34,14 @@ describe('the three reads', () => {
     expect(s.rpcCalls().filter((c) => c.method === 'message/send')).toHaveLength(1)
   })
 
-  it('a skill renamed but with the same id still counts; a display name alone never does', async () => {
-    const { g } = await setup({
-      card: (c) => ({
-        ...c,
-        skills: [{ id: 'general_assistance', name: 'argus_supervisor_health argus_supervisor_status argus_campaign_list', description: 'supervisor.health campaign.list' }]
-      })
+  it('a skill renamed but with the same id still counts; a display name alone never does', async ({ startPair }) => {
+    const { gw: g } = await startPair({
+      sim: {
+        card: (c) => ({
+          ...c,
+          skills: [{ id: 'general_assistance', name: 'argus_supervisor_health argus_supervisor_status argus_campaign_list', description: 'supervisor.health campaign.list' }]
+        })
+      }
     })
     expect((await get(g, '/v1/supervisor/health')).body.error.code).toBe('capability_unavailable')
   })
@@ -62,8 +56,8 @@ describe('Argus error codes, wherever the remote puts them', () => {
   } as const
   for (const placement of ['rpc-data', 'rpc-message', 'payload-string', 'payload-object', 'failed-task'] as const) {
     for (const [code, status] of Object.entries(expected) as Array<[keyof typeof expected, number]>) {
-      it(`${code} in ${placement} → ${status} ${code}`, async () => {
-        const { s, g } = await setup({ profile: 'openoperator', taskSteps: 1 })
+      it(`${code} in ${placement} → ${status} ${code}`, async ({ startPair }) => {
+        const { sim: s, gw: g } = await startPair({ sim: { profile: 'openoperator', taskSteps: 1 } })
         s.inject({ argusOperation: 'supervisor.status' }, { kind: 'argus-error', code, placement }, 1)
         const res = await get(g, '/v1/supervisor/status')
         expect(res.status).toBe(status)
@@ -74,8 +68,8 @@ describe('Argus error codes, wherever the remote puts them', () => {
     }
   }
 
-  it('a payload error that is not one of the four codes is 502 upstream_rejected', async () => {
-    const { s, g } = await setup({ profile: 'a2a-js' })
+  it('a payload error that is not one of the four codes is 502 upstream_rejected', async ({ startPair }) => {
+    const { sim: s, gw: g } = await startPair({ sim: { profile: 'a2a-js' } })
     s.inject({ argusOperation: 'supervisor.health' }, { kind: 'task-states', states: ['completed'], final: { error: 'database_on_fire' } }, 1)
     const res = await get(g, '/v1/supervisor/health')
     expect(res.status).toBe(502)
@@ -85,8 +79,8 @@ describe('Argus error codes, wherever the remote puts them', () => {
 })
 
 describe('FastA2A 0.5 task states', () => {
-  it('polls a submitted task with tasks/get (historyLength 0) until it completes', async () => {
-    const { s, g } = await setup({ profile: 'openoperator' })
+  it('polls a submitted task with tasks/get (historyLength 0) until it completes', async ({ startPair }) => {
+    const { sim: s, gw: g } = await startPair({ sim: { profile: 'openoperator' } })
     s.inject({ argusOperation: 'supervisor.health' }, { kind: 'task-states', states: ['submitted', 'working', 'working', 'completed'] }, 1)
     const res = await get(g, '/v1/supervisor/health')
     expect(res.status).toBe(200)
@@ -97,8 +91,8 @@ describe('FastA2A 0.5 task states', () => {
   })
 
   for (const state of ['input-required', 'auth-required', 'unknown']) {
-    it(`${state} stops the polling with 502 upstream_unexpected_state`, async () => {
-      const { s, g } = await setup({ profile: 'openoperator' })
+    it(`${state} stops the polling with 502 upstream_unexpected_state`, async ({ startPair }) => {
+      const { sim: s, gw: g } = await startPair({ sim: { profile: 'openoperator' } })
       s.inject({ argusOperation: 'supervisor.health' }, { kind: 'task-states', states: ['submitted', state] }, 1)
       const res = await get(g, '/v1/supervisor/health')
       expect(res.status).toBe(502)
@@ -108,8 +102,8 @@ describe('FastA2A 0.5 task states', () => {
   }
 
   for (const state of ['failed', 'rejected', 'canceled']) {
-    it(`a ${state} task's data never comes back as a success`, async () => {
-      const { s, g } = await setup({ profile: 'openoperator' })
+    it(`a ${state} task's data never comes back as a success`, async ({ startPair }) => {
+      const { sim: s, gw: g } = await startPair({ sim: { profile: 'openoperator' } })
       s.inject({ argusOperation: 'supervisor.health' }, { kind: 'task-states', states: ['submitted', state], final: 'payload' }, 1)
       const res = await get(g, '/v1/supervisor/health')
       expect(res.status).toBe(502)
@@ -119,8 +113,8 @@ describe('FastA2A 0.5 task states', () => {
     })
   }
 
-  it('a task that never finishes is 504 upstream_timeout within the read timeout', async () => {
-    const { s, g } = await setup({ profile: 'openoperator' }, { UPSTREAM_READ_TIMEOUT_MS: '700' })
+  it('a task that never finishes is 504 upstream_timeout within the read timeout', async ({ startPair }) => {
+    const { sim: s, gw: g } = await startPair({ sim: { profile: 'openoperator' }, env: { UPSTREAM_READ_TIMEOUT_MS: '700' } })
     s.inject({ argusOperation: 'supervisor.health' }, { kind: 'task-states', states: ['submitted', 'working'] }, 1)
     const started = Date.now()
     const res = await get(g, '/v1/supervisor/health')
@@ -129,16 +123,16 @@ describe('FastA2A 0.5 task states', () => {
     expect(Date.now() - started).toBeLessThan(1500)
   })
 
-  it('an unknown method answered with a plain-text 500 is upstream_unavailable, never parsed', async () => {
-    const { s, g } = await setup({ profile: 'fasta2a' })
+  it('an unknown method answered with a plain-text 500 is upstream_unavailable, never parsed', async ({ startPair }) => {
+    const { sim: s, gw: g } = await startPair({ sim: { profile: 'fasta2a' } })
     s.inject({ rpcMethod: 'tasks/get' }, { kind: 'status', status: 500 }, 1)
     const res = await get(g, '/v1/tasks/task-demo-1')
     expect(res.status).toBe(503)
     expect(res.body.error.code).toBe('upstream_unavailable')
   })
 
-  it('-32601 marks the capability unavailable until the card changes', async () => {
-    const { s, g } = await setup({ profile: 'a2a-js' })
+  it('-32601 marks the capability unavailable until the card changes', async ({ startPair }) => {
+    const { sim: s, gw: g } = await startPair({ sim: { profile: 'a2a-js' } })
     s.inject({ argusOperation: 'supervisor.status' }, { kind: 'rpc-error', code: -32601, message: 'Method not found' }, 1)
     expect((await get(g, '/v1/supervisor/status')).body.error.code).toBe('capability_unavailable')
     const again = await get(g, '/v1/supervisor/status')
@@ -154,8 +148,8 @@ describe('FastA2A 0.5 task states', () => {
     expect((await get(g, '/v1/supervisor/status')).status).toBe(200)
   })
 
-  it('a2a capabilities turn available on their first valid result', async () => {
-    const { g } = await setup({ profile: 'openoperator', taskSteps: 1 })
+  it('a2a capabilities turn available on their first valid result', async ({ startPair }) => {
+    const { gw: g } = await startPair({ sim: { profile: 'openoperator', taskSteps: 1 } })
     const before = (await get(g, '/v1/upstream')).body.capabilities
     expect(before['a2a.message.send'].state).toBe('tentative')
     expect(before['a2a.tasks.get'].state).toBe('tentative')
@@ -168,8 +162,8 @@ describe('FastA2A 0.5 task states', () => {
 })
 
 describe('coalescing', () => {
-  it('N concurrent identical reads make one upstream call', async () => {
-    const { s, g } = await setup({ profile: 'a2a-js' })
+  it('N concurrent identical reads make one upstream call', async ({ startPair }) => {
+    const { sim: s, gw: g } = await startPair({ sim: { profile: 'a2a-js' } })
     s.inject({ argusOperation: 'supervisor.health' }, { kind: 'delay', ms: 300 }, 1)
     const results = await Promise.all(Array.from({ length: 10 }, async () => await get(g, '/v1/supervisor/health')))
     for (const r of results) expect(r.status).toBe(200)
@@ -182,8 +176,8 @@ describe('coalescing', () => {
     expect(s.rpcCalls().filter((c) => c.method === 'message/send')).toHaveLength(3)
   })
 
-  it('N concurrent identical tasks/get make one upstream call', async () => {
-    const { s, g } = await setup({ profile: 'fasta2a' })
+  it('N concurrent identical tasks/get make one upstream call', async ({ startPair }) => {
+    const { sim: s, gw: g } = await startPair({ sim: { profile: 'fasta2a' } })
     s.inject({ rpcMethod: 'tasks/get' }, { kind: 'delay', ms: 300 }, 1)
     const results = await Promise.all(Array.from({ length: 6 }, async () => await get(g, '/v1/tasks/task-demo-1')))
     for (const r of results) expect(r.status).toBe(200)

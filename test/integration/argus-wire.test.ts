@@ -1,19 +1,13 @@
 // The exact Argus envelope as the simulator received it (docs/design.md#upstream-wire-rules,
 // docs/design.md#argus-reads): camelCase, /a2a/ exactly, the extension header, the configured
 // auth scheme, a fresh id per call.
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator } from '../../src/simulator/index.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect } from 'vitest'
+import { it } from '../helpers/fixtures.js'
 import { allKeys, call } from '../helpers/http.js'
 
-let sim: Simulator
-let gw: TestGateway
-afterEach(async () => { await gw?.close(); await sim?.close() })
-
 describe('GET /v1/supervisor/health on the wire', () => {
-  it('sends the seed envelope, once, to /a2a/ with Bearer auth and the extension header', async () => {
-    sim = await startSimulator({ secret: 'sim-secret-123456', profile: 'a2a-js' })
-    gw = await startGateway({ simulator: sim })
+  it('sends the seed envelope, once, to /a2a/ with Bearer auth and the extension header', async ({ startPair }) => {
+    const { sim, gw } = await startPair({ sim: { secret: 'sim-secret-123456', profile: 'a2a-js' } })
     const res = await call(`${gw.url}/v1/supervisor/health`, { token: gw.tokens.reader })
     expect(res.status).toBe(200)
     const sends = sim.rpcCalls().filter((c) => c.method === 'message/send')
@@ -41,9 +35,8 @@ describe('GET /v1/supervisor/health on the wire', () => {
     expect(res.body.result).toMatchObject({ ok: true })
   })
 
-  it('uses a fresh id per call and never a snake_case A2A key, also while polling FastA2A tasks', async () => {
-    sim = await startSimulator({ secret: 'sim-secret-123456', profile: 'openoperator', taskSteps: 2 })
-    gw = await startGateway({ simulator: sim })
+  it('uses a fresh id per call and never a snake_case A2A key, also while polling FastA2A tasks', async ({ startPair }) => {
+    const { sim, gw } = await startPair({ sim: { secret: 'sim-secret-123456', profile: 'openoperator', taskSteps: 2 } })
     const a = await call(`${gw.url}/v1/supervisor/health`, { token: gw.tokens.reader })
     const b = await call(`${gw.url}/v1/supervisor/health`, { token: gw.tokens.reader })
     expect(a.status).toBe(200)
@@ -60,9 +53,8 @@ describe('GET /v1/supervisor/health on the wire', () => {
     expect(new Set(ids).size).toBe(ids.length)
   })
 
-  it('sends X-API-KEY instead of Authorization when configured', async () => {
-    sim = await startSimulator({ secret: 'sim-secret-abcdef', authSchemes: ['x-api-key'], profile: 'a2a-js' })
-    gw = await startGateway({ simulator: sim, env: { UPSTREAM_AUTH_SCHEME: 'x-api-key' } })
+  it('sends X-API-KEY instead of Authorization when configured', async ({ startPair }) => {
+    const { sim, gw } = await startPair({ sim: { secret: 'sim-secret-abcdef', authSchemes: ['x-api-key'], profile: 'a2a-js' }, env: { UPSTREAM_AUTH_SCHEME: 'x-api-key' } })
     const res = await call(`${gw.url}/v1/supervisor/health`, { token: gw.tokens.reader })
     expect(res.status).toBe(200)
     const rpc = sim.rpcCalls()[0]!
@@ -70,9 +62,8 @@ describe('GET /v1/supervisor/health on the wire', () => {
     expect(rpc.headers.authorization).toBeUndefined()
   })
 
-  it('answers 503 capability_unavailable without calling upstream when the card lacks the skill', async () => {
-    sim = await startSimulator({ argusEnabled: false })
-    gw = await startGateway({ simulator: sim })
+  it('answers 503 capability_unavailable without calling upstream when the card lacks the skill', async ({ startPair }) => {
+    const { sim, gw } = await startPair({ sim: { argusEnabled: false } })
     const res = await call(`${gw.url}/v1/supervisor/health`, { token: gw.tokens.reader })
     expect(res.status).toBe(503)
     expect(res.body.error).toMatchObject({ code: 'capability_unavailable', retryable: false })

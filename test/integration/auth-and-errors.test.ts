@@ -1,35 +1,24 @@
 // Inbound rules (docs/design.md#authentication, docs/design.md#rate-limits,
 // docs/design.md#errors): 401/403/429 in that order, x-request-id everywhere, the error shape,
 // strict query and body caps, and nothing secret or remote in any answer or log.
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator } from '../../src/simulator/index.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect } from 'vitest'
+import { it, test } from '../helpers/fixtures.js'
 import { call } from '../helpers/http.js'
 
-let sim: Simulator | undefined
-let gw: TestGateway | undefined
-afterEach(async () => { await gw?.close(); await sim?.close(); gw = undefined; sim = undefined })
-
-async function setup (env: Record<string, string> = {}): Promise<TestGateway> {
-  sim = await startSimulator({ secret: 'upstream-secret-0123456789', profile: 'a2a-js' })
-  gw = await startGateway({ simulator: sim, env })
-  return gw
-}
+test.override({ pairOptions: { sim: { secret: 'upstream-secret-0123456789', profile: 'a2a-js' } } })
 
 describe('authentication and scopes', () => {
-  it('401 with WWW-Authenticate for a missing, malformed or unknown token', async () => {
-    const g = await setup()
+  it('401 with WWW-Authenticate for a missing, malformed or unknown token', async ({ sim, gw: g }) => {
     for (const headers of [{} as Record<string, string>, { authorization: 'Basic abc' }, { authorization: 'Bearer not-a-known-token' }, { authorization: `Bearer ${g.tokens.reader}x` }]) {
       const res = await call(`${g.url}/v1/supervisor/health`, { headers })
       expect(res.status).toBe(401)
       expect(res.headers['www-authenticate']).toMatch(/^Bearer /)
       expect(res.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String), retryable: false } })
     }
-    expect(sim!.rpcCalls()).toHaveLength(0)
+    expect(sim.rpcCalls()).toHaveLength(0)
   })
 
-  it('403 forbidden when the caller lacks the scope', async () => {
-    const g = await setup()
+  it('403 forbidden when the caller lacks the scope', async ({ gw: g }) => {
     const res = await call(`${g.url}/v1/supervisor/health`, { token: g.tokens.none })
     expect(res.status).toBe(403)
     expect(res.body.error.code).toBe('forbidden')
@@ -37,8 +26,7 @@ describe('authentication and scopes', () => {
     expect(refresh.status).toBe(403)
   })
 
-  it('public routes need no token', async () => {
-    const g = await setup()
+  it('public routes need no token', async ({ gw: g }) => {
     expect((await call(`${g.url}/healthz`)).body).toEqual({ status: 'ok' })
     expect((await call(`${g.url}/readyz`)).status).toBe(200)
     const spec = await call(`${g.url}/openapi.json`)
@@ -48,8 +36,8 @@ describe('authentication and scopes', () => {
 })
 
 describe('rate limiting', () => {
-  it('429 rate_limited with Retry-After per caller, after authentication; a 401 never counts', async () => {
-    const g = await setup({ GATEWAY_RATE_LIMIT_READ: '3' })
+  it('429 rate_limited with Retry-After per caller, after authentication; a 401 never counts', async ({ startPair }) => {
+    const { gw: g } = await startPair({ env: { GATEWAY_RATE_LIMIT_READ: '3' } })
     for (let i = 0; i < 5; i++) expect((await call(`${g.url}/v1/upstream`, { token: 'wrong-token' })).status).toBe(401)
     for (let i = 0; i < 3; i++) expect((await call(`${g.url}/v1/upstream`, { token: g.tokens.reader })).status).toBe(200)
     const limited = await call(`${g.url}/v1/upstream`, { token: g.tokens.reader })
@@ -64,8 +52,7 @@ describe('rate limiting', () => {
 })
 
 describe('errors', () => {
-  it('every response carries x-request-id; a safe caller id is kept, an unsafe one replaced', async () => {
-    const g = await setup()
+  it('every response carries x-request-id; a safe caller id is kept, an unsafe one replaced', async ({ gw: g }) => {
     const a = await call(`${g.url}/healthz`, { headers: { 'x-request-id': 'corr-123' } })
     expect(a.headers['x-request-id']).toBe('corr-123')
     const b = await call(`${g.url}/nope`, { headers: { 'x-request-id': 'bad id\twith spaces' } })
@@ -76,15 +63,13 @@ describe('errors', () => {
     expect(c.headers['x-request-id']).toBeTruthy()
   })
 
-  it('unknown query parameters are 400 invalid_request', async () => {
-    const g = await setup()
+  it('unknown query parameters are 400 invalid_request', async ({ gw: g }) => {
     const res = await call(`${g.url}/v1/supervisor/health?verbose=1`, { token: g.tokens.reader })
     expect(res.status).toBe(400)
     expect(res.body.error).toEqual({ code: 'invalid_request', message: 'unknown query parameter: verbose', retryable: false })
   })
 
-  it('a refused query or path says which parameter and what is wrong, never the value given', async () => {
-    const g = await setup()
+  it('a refused query or path says which parameter and what is wrong, never the value given', async ({ gw: g }) => {
     const secret = 'sk-live-QUERYVALUE-0123456789abcdef'
     const query = await call(`${g.url}/v1/campaigns/camp-1/requests?limit=${secret}&state=${secret}`, { token: g.tokens.reader })
     expect(query.status).toBe(400)
@@ -99,8 +84,7 @@ describe('errors', () => {
     for (const r of [query, path]) expect(r.text).not.toContain('QUERYVALUE')
   })
 
-  it('bodies over 64 KiB are 413 payload_too_large, after authentication', async () => {
-    const g = await setup()
+  it('bodies over 64 KiB are 413 payload_too_large, after authentication', async ({ gw: g }) => {
     const big = JSON.stringify({ pad: 'x'.repeat(70 * 1024) })
     const unauth = await call(`${g.url}/v1/upstream/refresh`, { method: 'POST', rawBody: big, headers: { 'content-type': 'application/json' } })
     expect(unauth.status).toBe(401)
@@ -111,17 +95,16 @@ describe('errors', () => {
 })
 
 describe('nothing secret or remote leaks', () => {
-  it('a remote error string planted by the simulator is never in a response or the log', async () => {
-    const g = await setup()
+  it('a remote error string planted by the simulator is never in a response or the log', async ({ sim, gw: g }) => {
     const planted = 'PLANTED-REMOTE-TEXT Traceback: secret path /etc/shadow'
-    sim!.inject('rpc', { kind: 'rpc-error', code: -32603, message: planted, data: { detail: planted } }, 1)
+    sim.inject('rpc', { kind: 'rpc-error', code: -32603, message: planted, data: { detail: planted } }, 1)
     const a = await call(`${g.url}/v1/supervisor/health`, { token: g.tokens.reader })
     expect(a.status).toBe(502)
     expect(a.body.error.code).toBe('upstream_rejected')
-    sim!.inject('rpc', { kind: 'status', status: 500, body: planted }, 1)
+    sim.inject('rpc', { kind: 'status', status: 500, body: planted }, 1)
     const b = await call(`${g.url}/v1/supervisor/health`, { token: g.tokens.reader })
     expect(b.body.error.code).toBe('upstream_unavailable')
-    sim!.inject('rpc', { kind: 'status', status: 200, body: planted, contentType: 'text/plain' }, 1)
+    sim.inject('rpc', { kind: 'status', status: 200, body: planted, contentType: 'text/plain' }, 1)
     const c = await call(`${g.url}/v1/supervisor/health`, { token: g.tokens.reader })
     expect(c.body.error.code).toBe('upstream_invalid_response')
     for (const r of [a, b, c]) expect(r.text).not.toContain('PLANTED')
@@ -131,8 +114,7 @@ describe('nothing secret or remote leaks', () => {
     expect(log).toContain('"remoteCode":-32603')
   })
 
-  it('the upstream secret and caller tokens are never in a response or the log', async () => {
-    const g = await setup()
+  it('the upstream secret and caller tokens are never in a response or the log', async ({ gw: g }) => {
     const paths = ['/v1/upstream', '/v1/supervisor/health', '/readyz', '/openapi.json', '/nope']
     const texts: string[] = []
     for (const p of paths) texts.push((await call(`${g.url}${p}`, { token: g.tokens.reader })).text)

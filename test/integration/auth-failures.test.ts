@@ -5,16 +5,13 @@
 // GATEWAY_TRUST_PROXY the forwarded address is the one counted. The Redis case (shared by
 // replicas) needs TEST_REDIS_URL and is skipped with a printed reason otherwise.
 import { randomInt } from 'node:crypto'
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator } from '../../src/simulator/index.js'
+import { describe, expect } from 'vitest'
+import { it } from '../helpers/fixtures.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'
 import { call, type JsonResponse } from '../helpers/http.js'
 
 const REDIS = process.env.TEST_REDIS_URL
 if (REDIS === undefined) console.warn('SKIP auth-failures (shared through Redis): TEST_REDIS_URL is not set')
-
-let sim: Simulator | undefined
-afterEach(async () => { await sim?.close(); sim = undefined })
 
 const BAD = 'tok-not-a-configured-token'
 const from = (g: TestGateway, ip: string, token?: string): Promise<JsonResponse> =>
@@ -29,9 +26,8 @@ async function rateLimitedCount (g: TestGateway): Promise<number> {
 const randomAddress = (): string => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`
 
 describe('failed logins are rate-limited per client address', () => {
-  it('N bad tokens → 401s, then 429 with Retry-After for that address only; behind a proxy the forwarded address counts', async () => {
-    sim = await startSimulator()
-    const g = await startGateway({ simulator: sim, env: { GATEWAY_TRUST_PROXY: 'true', GATEWAY_RATE_LIMIT_AUTH_FAILURES: '5' } })
+  it('N bad tokens → 401s, then 429 with Retry-After for that address only; behind a proxy the forwarded address counts', async ({ startPair }) => {
+    const { gw: g } = await startPair({ env: { GATEWAY_TRUST_PROXY: 'true', GATEWAY_RATE_LIMIT_AUTH_FAILURES: '5' } })
     const a = '203.0.113.7'
     const b = '198.51.100.9'
 
@@ -65,16 +61,14 @@ describe('failed logins are rate-limited per client address', () => {
     expect(await rateLimitedCount(g)).toBeGreaterThanOrEqual(4)
   })
 
-  it('without GATEWAY_TRUST_PROXY a forwarded address is ignored: the socket address counts', async () => {
-    sim = await startSimulator()
-    const g = await startGateway({ simulator: sim, env: { GATEWAY_RATE_LIMIT_AUTH_FAILURES: '3' } })
+  it('without GATEWAY_TRUST_PROXY a forwarded address is ignored: the socket address counts', async ({ startPair }) => {
+    const { gw: g } = await startPair({ env: { GATEWAY_RATE_LIMIT_AUTH_FAILURES: '3' } })
     const statuses: number[] = []
     for (const ip of ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4']) statuses.push((await from(g, ip, BAD)).status)
     expect(statuses).toEqual([401, 401, 401, 429])
   })
 
-  it.skipIf(REDIS === undefined)('two replicas sharing Redis share one failure budget per address', async () => {
-    sim = await startSimulator()
+  it.skipIf(REDIS === undefined)('two replicas sharing Redis share one failure budget per address', async ({ sim }) => {
     const env = { GATEWAY_REDIS_URL: REDIS!, GATEWAY_TRUST_PROXY: 'true', GATEWAY_RATE_LIMIT_AUTH_FAILURES: '4' }
     const a = await startGateway({ simulator: sim, env })
     const b = await startGateway({ simulator: sim, env, tokens: a.tokens })

@@ -1,13 +1,13 @@
 // Ambiguous writes and their resolution over real sockets (docs/design.md#outcomes,
 // docs/design.md#reconcile-and-acknowledge): the remote applies and drops the connection,
 // the campaign is blocked until reconcile asks request_status; acknowledge is safe or refused.
-import { describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { METRICS_CACHE_MS } from '../../src/server.js'
-import { claim, rid, startControlPair } from '../helpers/control.js'
+import { claim, rid } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 
 describe('an ambiguous write', () => {
-  it('is 504 ambiguous_write, blocks the campaign, and reconcile resolves it without a resend', async () => {
-    const p = await startControlPair()
+  it('is 504 ambiguous_write, blocks the campaign, and reconcile resolves it without a resend', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-a')
     const id = rid('iv')
@@ -66,8 +66,7 @@ describe('an ambiguous write', () => {
     expect(log.some((l) => l.includes(`"requestId":"${id}"`) && l.includes('"outcome":"ambiguous"') && l.includes('"caller":"controller"') && l.includes('"durationMs"'))).toBe(true)
   })
 
-  it('a 5xx without a JSON-RPC body, -32603 and a wrongly shaped result are ambiguous too', async () => {
-    const p = await startControlPair()
+  it('a 5xx without a JSON-RPC body, -32603 and a wrongly shaped result are ambiguous too', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-5')
     p.sim.inject({ rpcMethod: 'campaign/intervene' }, { kind: 'status', status: 502, body: 'Bad Gateway', contentType: 'text/plain' }, 1)
@@ -81,8 +80,7 @@ describe('an ambiguous write', () => {
     expect(b.body.error.code).toBe('ambiguous_write')
   })
 
-  it('reconcile echo: an answer about another id proves nothing and the record stays ambiguous', async () => {
-    const p = await startControlPair()
+  it('reconcile echo: an answer about another id proves nothing and the record stays ambiguous', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-e')
     const id = rid()
@@ -101,8 +99,7 @@ describe('an ambiguous write', () => {
     expect(ok.body.state).toBe('applied')
   })
 
-  it('a submission reconciled as applied needs its task id, which becomes the bound task', async () => {
-    const p = await startControlPair()
+  it('a submission reconciled as applied needs its task id, which becomes the bound task', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-st')
     const id = rid()
@@ -122,8 +119,7 @@ describe('an ambiguous write', () => {
 })
 
 describe('acknowledge', () => {
-  it('is refused while reconcile has not been tried, and assume_not_applied needs a higher epoch', async () => {
-    const p = await startControlPair()
+  it('is refused while reconcile has not been tried, and assume_not_applied needs a higher epoch', async ({ controlPair: p }) => {
     const t = p.gw.tokens.all
     await claim(p, t, 'camp-k')
     const id = rid()
@@ -157,7 +153,7 @@ describe('acknowledge', () => {
     expect(p.calls('campaign/intervene')).toHaveLength(1)
   })
 
-  it('is allowed at once where request_status is not advertised', async () => {
+  it('is allowed at once where request_status is not advertised', async ({ startControlPair }) => {
     const p = await startControlPair({ sim: { campaignControl: { operations: { request_status: null } } } })
     const t = p.gw.tokens.all
     await claim(p, t, 'camp-n')

@@ -1,9 +1,10 @@
 // What the first audit of the control plane found when time and other actors interleave
 // (docs/design.md#campaign-control): each case reproduces one defect over real sockets and
 // holds the reading docs/design.md settles for it.
-import { describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { request } from 'undici'
-import { claim, rid, startControlPair, type ControlPair } from '../helpers/control.js'
+import { claim, rid, type ControlPair } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 import { startGateway } from '../helpers/gateway.js'
 import { startSimulator } from '../../src/simulator/index.js'
 import { startForwarder } from '../helpers/forwarder.js'
@@ -22,8 +23,7 @@ async function submit (p: ControlPair, token: string, campaignId: string, reques
 }
 
 describe('cancel authorises at the remote', () => {
-  it('a lease that lapses while tasks/get runs: 409 lease_expired and no tasks/cancel sent', async () => {
-    const p = await startControlPair()
+  it('a lease that lapses while tasks/get runs: 409 lease_expired and no tasks/cancel sent', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-c1')
     expect((await submit(p, t, 'camp-c1')).status).toBe(202)
@@ -36,8 +36,7 @@ describe('cancel authorises at the remote', () => {
     expect(sentCancels(p)).toBe(0)
   })
 
-  it('a known local lease does not authorise: another controller\'s takeover is seen by read_control, nothing sent', async () => {
-    const p = await startControlPair()
+  it('a known local lease does not authorise: another controller\'s takeover is seen by read_control, nothing sent', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-c2')
     expect((await submit(p, t, 'camp-c2')).status).toBe(202)
@@ -50,8 +49,7 @@ describe('cancel authorises at the remote', () => {
     expect(sentCancels(p)).toBe(0)
   })
 
-  it('with the lease held, cancel reads the lease, then tasks/get, then sends once with the remote\'s epoch', async () => {
-    const p = await startControlPair()
+  it('with the lease held, cancel reads the lease, then tasks/get, then sends once with the remote\'s epoch', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-c3')
     expect((await submit(p, t, 'camp-c3')).status).toBe(202)
@@ -65,7 +63,7 @@ describe('cancel authorises at the remote', () => {
 })
 
 describe('reconcile never settles too early', () => {
-  it('not_applied before the deadline is 409 reconcile_too_early; the late arrival is then found applied', async () => {
+  it('not_applied before the deadline is 409 reconcile_too_early; the late arrival is then found applied', async ({ startControlPair }) => {
     const clock = movableClock()
     const p = await startControlPair({ clock: clock.now, env: { UPSTREAM_MUTATION_TIMEOUT_MS: '1500' } })
     const t = p.gw.tokens.controller
@@ -98,7 +96,7 @@ describe('reconcile never settles too early', () => {
     expect(late.body.taskId).toEqual(expect.any(String))
   })
 
-  it('not_applied after the deadline settles the record not_applied', async () => {
+  it('not_applied after the deadline settles the record not_applied', async ({ startControlPair }) => {
     const clock = movableClock()
     const p = await startControlPair({ clock: clock.now })
     const t = p.gw.tokens.controller
@@ -114,7 +112,7 @@ describe('reconcile never settles too early', () => {
     expect(res.body.state).toBe('not_applied')
   })
 
-  it('acknowledge assume_not_applied of a claim waits for the deadline too', async () => {
+  it('acknowledge assume_not_applied of a claim waits for the deadline too', async ({ startControlPair }) => {
     const clock = movableClock()
     const p = await startControlPair({ clock: clock.now, sim: { campaignControl: { operations: { request_status: null } } } })
     p.sim.inject({ rpcMethod: 'campaign/claim_control' }, { kind: 'status', status: 502 }, 1)
@@ -133,7 +131,7 @@ describe('reconcile never settles too early', () => {
 })
 
 describe('the deadline covers the owner\'s whole wait', () => {
-  it('a renew waiting for its readback is not swept ambiguous, whatever the read timeout', async () => {
+  it('a renew waiting for its readback is not swept ambiguous, whatever the read timeout', async ({ startControlPair }) => {
     const clock = movableClock()
     const p = await startControlPair({ clock: clock.now, env: { UPSTREAM_READ_TIMEOUT_MS: '60000', UPSTREAM_MUTATION_TIMEOUT_MS: '2000' } })
     const t = p.gw.tokens.controller
@@ -153,7 +151,7 @@ describe('the deadline covers the owner\'s whole wait', () => {
 })
 
 describe('acknowledging a cancel', () => {
-  it('assume_not_applied waits for the deadline even with a higher epoch: tasks/cancel ignores the epoch', async () => {
+  it('assume_not_applied waits for the deadline even with a higher epoch: tasks/cancel ignores the epoch', async ({ startControlPair }) => {
     const clock = movableClock()
     const p = await startControlPair({ clock: clock.now, env: { UPSTREAM_MUTATION_TIMEOUT_MS: '1000' } })
     const t = p.gw.tokens.controller
@@ -182,8 +180,7 @@ describe('acknowledging a cancel', () => {
 })
 
 describe('acknowledging a submission', () => {
-  it('assume_applied with the task id unknown leaves no bound task: the previous one is never cancelled', async () => {
-    const p = await startControlPair()
+  it('assume_applied with the task id unknown leaves no bound task: the previous one is never cancelled', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-a1')
     const first = await submit(p, t, 'camp-a1')
@@ -211,8 +208,7 @@ describe('bodies', () => {
     return v
   }
 
-  it('a data part deeper than 32 levels is 400 invalid_request, nothing sent', async () => {
-    const p = await startControlPair()
+  it('a data part deeper than 32 levels is 400 invalid_request, nothing sent', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-b1')
     const sends = p.calls('message/send').length
@@ -225,8 +221,7 @@ describe('bodies', () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(202)
   })
 
-  it('bodies thousands of levels deep are 400, never 500', async () => {
-    const p = await startControlPair()
+  it('bodies thousands of levels deep are 400, never 500', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-b2')
     for (const raw of [
@@ -241,8 +236,7 @@ describe('bodies', () => {
     }
   })
 
-  it('constraints and reserved keys are matched after NFKC, full case folding and ignorable removal', async () => {
-    const p = await startControlPair()
+  it('constraints and reserved keys are matched after NFKC, full case folding and ignorable removal', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-b3')
     const cases: Array<[string, string]> = [
@@ -263,8 +257,7 @@ describe('bodies', () => {
     expect(p.calls('campaign/intervene')).toHaveLength(0)
   })
 
-  it('two Idempotency-Key headers are 400 conflicting_fields', async () => {
-    const p = await startControlPair()
+  it('two Idempotency-Key headers are 400 conflicting_fields', async ({ controlPair: p }) => {
     const res = await request(`${p.gw.url}/v1/campaigns/camp-b4/control/claim`, {
       method: 'POST',
       headers: ['authorization', `Bearer ${p.gw.tokens.controller}`, 'content-type', 'application/json', 'idempotency-key', 'key-aaaa-1', 'idempotency-key', 'key-bbbb-2'],
@@ -276,8 +269,7 @@ describe('bodies', () => {
 })
 
 describe('answers', () => {
-  it('a JSON-RPC answer with both result and error is ambiguous for a mutation', async () => {
-    const p = await startControlPair()
+  it('a JSON-RPC answer with both result and error is ambiguous for a mutation', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-j1')
     const id = rid('iv')
@@ -292,8 +284,7 @@ describe('answers', () => {
 })
 
 describe('what a record shows', () => {
-  it('to a reader who is neither its caller nor an admin: ids, operation, state, caller and times only', async () => {
-    const p = await startControlPair()
+  it('to a reader who is neither its caller nor an admin: ids, operation, state, caller and times only', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-v1')
     const sub = await submit(p, t, 'camp-v1')

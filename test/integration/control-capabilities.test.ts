@@ -1,11 +1,10 @@
 // Controller mode and each operation's own detection over real sockets
 // (docs/design.md#discovery-and-capabilities): observer mode answers every mutation route 503
 // with the exact missing prerequisites; -32601 marks an operation unavailable.
-import { describe, expect, it } from 'vitest'
-import { startSimulator } from '../../src/simulator/index.js'
-import { startGateway } from '../helpers/gateway.js'
+import { describe, expect } from 'vitest'
 import { call } from '../helpers/http.js'
-import { claim, rid, startControlPair } from '../helpers/control.js'
+import { claim, rid } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 
 const ROUTES = ['control/claim', 'control/renew', 'control/release', 'submissions', 'interventions', 'cancel']
 const BODIES: Record<string, object> = {
@@ -18,9 +17,8 @@ const BODIES: Record<string, object> = {
 }
 
 describe('observer mode', () => {
-  it('the default remote (OpenOperator today) advertises no control: every mutation route is 503 with the reason', async () => {
-    const sim = await startSimulator()
-    const gw = await startGateway({ simulator: sim, env: { GATEWAY_CONTROL_ENABLED: 'true' } })
+  it('the default remote (OpenOperator today) advertises no control: every mutation route is 503 with the reason', async ({ startPair }) => {
+    const { sim, gw } = await startPair({ env: { GATEWAY_CONTROL_ENABLED: 'true' } })
     for (const route of ROUTES) {
       const res = await call(`${gw.url}/v1/campaigns/c1/${route}`, { method: 'POST', token: gw.tokens.controller, body: { requestId: rid(), ...BODIES[route] } })
       expect(res.status, route).toBe(503)
@@ -28,10 +26,9 @@ describe('observer mode', () => {
       expect(res.body.error.missingPrerequisites).toEqual(['card does not advertise urn:openoperator:campaign-control:v1'])
     }
     expect(sim.rpcCalls()).toHaveLength(0)
-    await sim.close()
   })
 
-  it('names GATEWAY_CONTROL_ENABLED, policy and read_control exactly', async () => {
+  it('names GATEWAY_CONTROL_ENABLED, policy and read_control exactly', async ({ startControlPair }) => {
     const off = await startControlPair({ env: { GATEWAY_CONTROL_ENABLED: 'false' } })
     const a = await off.post(off.gw.tokens.controller, '/v1/campaigns/c/control/claim', { requestId: rid(), ttlSeconds: 60 })
     expect(a.body.error.missingPrerequisites).toEqual(['GATEWAY_CONTROL_ENABLED is not true'])
@@ -49,8 +46,7 @@ describe('observer mode', () => {
     for (const p of [off, policy, noRead]) expect(p.sim.control.requestCounts().size).toBe(0)
   })
 
-  it('a replay is answered even after the gateway has become an observer', async () => {
-    const p = await startControlPair()
+  it('a replay is answered even after the gateway has become an observer', async ({ controlPair: p }) => {
     await claim(p, p.gw.tokens.controller, 'camp-r')
     const id = rid()
     expect((await p.post(p.gw.tokens.controller, '/v1/campaigns/camp-r/interventions', { requestId: id, intervention: { a: 1 } })).status).toBe(200)
@@ -65,7 +61,7 @@ describe('observer mode', () => {
 })
 
 describe('each operation on its own', () => {
-  it('an operation missing from the card is 503 on its route only', async () => {
+  it('an operation missing from the card is 503 on its route only', async ({ startControlPair }) => {
     const p = await startControlPair({ sim: { campaignControl: { operations: { intervene: null } } } })
     await claim(p, p.gw.tokens.controller, 'camp-1')
     const res = await p.post(p.gw.tokens.controller, '/v1/campaigns/camp-1/interventions', { requestId: rid(), intervention: { a: 1 } })
@@ -73,8 +69,7 @@ describe('each operation on its own', () => {
     expect(res.body.error.missingPrerequisites).toEqual(['operation intervene is not advertised'])
   })
 
-  it('-32601 marks the operation unavailable until the card changes', async () => {
-    const p = await startControlPair()
+  it('-32601 marks the operation unavailable until the card changes', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-2')
     p.sim.inject({ rpcMethod: 'campaign/intervene' }, { kind: 'rpc-error', code: -32601, message: 'Method not found' }, 1)
@@ -91,7 +86,7 @@ describe('each operation on its own', () => {
     await claim(p, t, 'camp-3')
   })
 
-  it('project selection needs params.project_selection', async () => {
+  it('project selection needs params.project_selection', async ({ startControlPair }) => {
     const p = await startControlPair({ sim: { campaignControl: { projectSelection: false } } })
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-p')
@@ -102,8 +97,7 @@ describe('each operation on its own', () => {
     expect(ok.status).toBe(202)
   })
 
-  it('OpenAPI documents every control route with its error responses', async () => {
-    const p = await startControlPair()
+  it('OpenAPI documents every control route with its error responses', async ({ controlPair: p }) => {
     const doc = (await p.get(p.gw.tokens.reader, '/openapi.json')).body
     for (const route of ROUTES) {
       const op = doc.paths[`/v1/campaigns/{campaignId}/${route}`]?.post

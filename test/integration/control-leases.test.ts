@@ -1,15 +1,15 @@
 // Lease rules over real sockets (docs/design.md#leases): local state refuses, never
 // authorises; another controller's lease and an expiring one are refused with nothing sent;
 // the remote's stale-epoch and lease reasons map to their REST codes; renewal readback.
-import { describe, expect, it } from 'vitest'
-import { claim, rid, startControlPair } from '../helpers/control.js'
+import { describe, expect } from 'vitest'
+import { claim, rid, type ControlPair } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 
-const mutationCalls = (p: Awaited<ReturnType<typeof startControlPair>>): number =>
+const mutationCalls = (p: ControlPair): number =>
   p.sim.rpcCalls().filter((c) => ['campaign/intervene', 'campaign/renew_control', 'campaign/release_control', 'message/send', 'tasks/cancel'].includes(c.method)).length
 
 describe('leases', () => {
-  it('another caller\'s lease is refused locally, with no upstream call at all', async () => {
-    const p = await startControlPair()
+  it('another caller\'s lease is refused locally, with no upstream call at all', async ({ controlPair: p }) => {
     await claim(p, p.gw.tokens.controller, 'camp-l')
     const before = p.sim.rpcCalls().length
     for (const [path, body] of [
@@ -25,7 +25,7 @@ describe('leases', () => {
     expect(p.sim.rpcCalls().length).toBe(before)
   })
 
-  it('a lease that expires within the safety margin is refused locally, with no upstream call', async () => {
+  it('a lease that expires within the safety margin is refused locally, with no upstream call', async ({ startControlPair }) => {
     const p = await startControlPair({ env: { GATEWAY_LEASE_SAFETY_MS: '30000' } })
     await claim(p, p.gw.tokens.controller, 'camp-x', 20)
     const before = p.sim.rpcCalls().length
@@ -38,8 +38,7 @@ describe('leases', () => {
     expect(list.body.requests.map((r: { operation: string }) => r.operation)).toEqual(['claim'])
   })
 
-  it('no lease at all: read_control first, then lease_not_held, nothing mutating sent', async () => {
-    const p = await startControlPair()
+  it('no lease at all: read_control first, then lease_not_held, nothing mutating sent', async ({ controlPair: p }) => {
     const res = await p.post(p.gw.tokens.controller, '/v1/campaigns/camp-none/interventions', { requestId: rid(), intervention: { a: 1 } })
     expect(res.status).toBe(409)
     expect(res.body.error.code).toBe('lease_not_held')
@@ -47,8 +46,7 @@ describe('leases', () => {
     expect(mutationCalls(p)).toBe(0)
   })
 
-  it('a stale epoch is refused by the remote: 409 stale_epoch, recorded rejected, lease unknown after', async () => {
-    const p = await startControlPair()
+  it('a stale epoch is refused by the remote: 409 stale_epoch, recorded rejected, lease unknown after', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-s')
     // the remote moved on (a takeover and back) without the gateway seeing it
@@ -66,8 +64,7 @@ describe('leases', () => {
     expect(p.calls('campaign/intervene')[1]!.params.controller_epoch).toBe(4)
   })
 
-  it('a claim over another controller\'s lease is 409 lease_held_by_other; after expiry a takeover gets a higher epoch', async () => {
-    const p = await startControlPair()
+  it('a claim over another controller\'s lease is 409 lease_held_by_other; after expiry a takeover gets a higher epoch', async ({ controlPair: p }) => {
     await claim(p, p.gw.tokens.controller, 'camp-t', 15)
     const res = await p.post(p.gw.tokens.all, '/v1/campaigns/camp-t/control/claim', { requestId: rid(), ttlSeconds: 60 })
     expect(res.status).toBe(409)
@@ -81,8 +78,7 @@ describe('leases', () => {
     expect(['lease_not_held', 'lease_expired', 'stale_epoch', 'lease_held_by_other']).toContain(stale.body.error.code)
   })
 
-  it('a renewal that does not read back equal is applied, answered 502 lease_readback_mismatch, lease unknown', async () => {
-    const p = await startControlPair()
+  it('a renewal that does not read back equal is applied, answered 502 lease_readback_mismatch, lease unknown', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-rb')
     p.sim.inject({ rpcMethod: 'campaign/read_control' }, { kind: 'rpc-error', code: -32603, message: 'x' }, 1)
@@ -97,8 +93,7 @@ describe('leases', () => {
     expect(p.calls('campaign/read_control').length).toBe(reads + 1)
   })
 
-  it('a readback that differs only in expires_at is a mismatch too', async () => {
-    const p = await startControlPair()
+  it('a readback that differs only in expires_at is a mismatch too', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     const claimed = await claim(p, t, 'camp-rx')
     p.sim.inject({ rpcMethod: 'campaign/read_control' }, { kind: 'result', result: { lease: { controller_id: 'ctl-1', epoch: claimed.body.lease.epoch, expires_at: claimed.body.lease.expiresAt } } }, 1)
@@ -107,8 +102,7 @@ describe('leases', () => {
     expect(res.body.error.code).toBe('lease_readback_mismatch')
   })
 
-  it('an epoch lower than one already seen is 502 upstream_invalid_response', async () => {
-    const p = await startControlPair()
+  it('an epoch lower than one already seen is 502 upstream_invalid_response', async ({ controlPair: p }) => {
     await claim(p, p.gw.tokens.controller, 'camp-lo')
     p.sim.control.setLease('camp-lo', { controller_id: 'ctl-1', epoch: 9, expires_at: Math.floor(Date.now() / 1000) + 600 })
     expect((await p.get(p.gw.tokens.reader, '/v1/campaigns/camp-lo/control')).body.lease.epoch).toBe(9)
@@ -120,8 +114,7 @@ describe('leases', () => {
 })
 
 describe('cancel', () => {
-  it('needs a bound task, and refuses one already terminal after tasks/get, sending no cancel', async () => {
-    const p = await startControlPair()
+  it('needs a bound task, and refuses one already terminal after tasks/get, sending no cancel', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-c')
     const none = await p.post(t, '/v1/campaigns/camp-c/cancel', { requestId: rid() })

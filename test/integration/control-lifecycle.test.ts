@@ -1,14 +1,14 @@
 // Campaign control end to end over real sockets (docs/design.md#campaign-control): claim,
 // read, intervene, submit, cancel, renew with readback, release; the exact wire params with
 // the constraints envelope on every claim and mutation; the ledger's view of each request.
-import { describe, expect, it } from 'vitest'
-import { claim, rid, startControlPair } from '../helpers/control.js'
+import { describe, expect } from 'vitest'
+import { claim, rid } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 
 const ENVELOPE = '{"version":1,"execution":"remote_only","allow_publication":false,"allow_destructive_git":false,"allow_credential_changes":false,"allow_force_push":false,"allow_merge":false}'
 
 describe('campaign control, one campaign from claim to release', () => {
-  it('claims, intervenes, submits, cancels, renews and releases, sending each once with the envelope', async () => {
-    const p = await startControlPair()
+  it('claims, intervenes, submits, cancels, renews and releases, sending each once with the envelope', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     const c = 'camp-1'
 
@@ -88,7 +88,7 @@ describe('campaign control, one campaign from claim to release', () => {
     expect(filtered.body.requests).toEqual([])
   })
 
-  it('uses the method names the card advertises, never its own', async () => {
+  it('uses the method names the card advertises, never its own', async ({ startControlPair }) => {
     const p = await startControlPair({ sim: { campaignControl: { operations: { claim_control: 'ctl.claim', read_control: 'ctl.read', intervene: 'ctl.poke' } } } })
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-m')
@@ -99,8 +99,7 @@ describe('campaign control, one campaign from claim to release', () => {
     expect(p.calls('campaign/claim_control')).toHaveLength(0)
   })
 
-  it('takes the controller id from the authenticated caller only', async () => {
-    const p = await startControlPair()
+  it('takes the controller id from the authenticated caller only', async ({ controlPair: p }) => {
     await claim(p, p.gw.tokens.all, 'camp-who')
     expect(p.calls('campaign/claim_control')[0]!.params.controller_id).toBe('ctl-all')
     const res = await p.post(p.gw.tokens.all, '/v1/campaigns/camp-who/interventions', { requestId: rid(), intervention: { x: 1 }, controller_id: 'ctl-1' })

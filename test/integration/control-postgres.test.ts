@@ -3,15 +3,16 @@
 // once took every connection and starved the queries their holders needed (ledger_unavailable
 // under 32 concurrent mutations); locks have a pool of their own. Skipped, saying so, without
 // TEST_POSTGRES_URL.
-import { describe, expect, it } from 'vitest'
-import { claim, rid, startControlPair } from '../helpers/control.js'
+import { describe, expect } from 'vitest'
+import { claim, rid } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 import { freshSchema } from '../helpers/postgres.js'
 
 const PG = process.env.TEST_POSTGRES_URL
 if (PG === undefined) console.warn('SKIP control on PostgreSQL: TEST_POSTGRES_URL is not set')
 
 describe.skipIf(PG === undefined)('control on PostgreSQL', () => {
-  it('40 campaigns mutated at once: every mutation served, none starved of a connection', async () => {
+  it('40 campaigns mutated at once: every mutation served, none starved of a connection', async ({ startControlPair }) => {
     const schema = await freshSchema(PG!)
     try {
       const p = await startControlPair({ env: { GATEWAY_LEDGER_URL: schema.url } })

@@ -1,13 +1,13 @@
 // Single-shot request ids and the order of checks over real sockets
 // (docs/design.md#order-of-checks): body rules before the schema, the id rules, replays
 // with Idempotent-Replayed, and 64 concurrent requests with one id sending exactly once.
-import { describe, expect, it } from 'vitest'
-import { claim, rid, startControlPair } from '../helpers/control.js'
+import { describe, expect } from 'vitest'
+import { claim, rid } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 import { call } from '../helpers/http.js'
 
 describe('the order of checks', () => {
-  it('401, then 403, then 413, then body rules, then the schema, then the id', async () => {
-    const p = await startControlPair()
+  it('401, then 403, then 413, then body rules, then the schema, then the id', async ({ controlPair: p }) => {
     const path = '/v1/campaigns/camp-o/interventions'
     expect((await p.post('not-a-token', path, { constraints: {} })).status).toBe(401)
     expect((await p.post(p.gw.tokens.reader, path, { constraints: {} })).body.error.code).toBe('forbidden')
@@ -43,8 +43,7 @@ describe('the order of checks', () => {
     expect(p.sim.control.requestCounts().size).toBe(0)
   })
 
-  it('a refused body says which field and what is wrong, in the contract\'s shape, never echoing a value', async () => {
-    const p = await startControlPair()
+  it('a refused body says which field and what is wrong, in the contract\'s shape, never echoing a value', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     const c = '/v1/campaigns/camp-m'
     const refused = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
@@ -88,8 +87,7 @@ describe('the order of checks', () => {
     expect(p.sim.control.requestCounts().size).toBe(0)
   })
 
-  it('the acknowledgement\'s body is checked the same way, and its codes stay what they are', async () => {
-    const p = await startControlPair()
+  it('the acknowledgement\'s body is checked the same way, and its codes stay what they are', async ({ controlPair: p }) => {
     const res = await call(`${p.gw.url}/v1/campaigns/camp-m/requests/${rid()}/acknowledge`, { method: 'POST', token: p.gw.tokens.admin, body: { resolution: 'maybe', note: '' } })
     expect(res.status).toBe(400)
     expect(res.body.error).toEqual({ code: 'invalid_request', message: 'resolution: must be one of "assume_applied", "assume_not_applied"; note: must not be empty', retryable: false })
@@ -100,8 +98,7 @@ describe('the order of checks', () => {
 })
 
 describe('single-shot request ids', () => {
-  it('replays a finished request with Idempotent-Replayed and sends nothing', async () => {
-    const p = await startControlPair()
+  it('replays a finished request with Idempotent-Replayed and sends nothing', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-r')
     const id = rid()
@@ -126,8 +123,7 @@ describe('single-shot request ids', () => {
     expect(p.calls('campaign/intervene')).toHaveLength(1)
   })
 
-  it('replays a refused outcome too: an id is used once, whatever came of it', async () => {
-    const p = await startControlPair()
+  it('replays a refused outcome too: an id is used once, whatever came of it', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-x')
     const id = rid()
@@ -141,8 +137,7 @@ describe('single-shot request ids', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true')
   })
 
-  it('64 concurrent requests with one id reach the remote exactly once', async () => {
-    const p = await startControlPair()
+  it('64 concurrent requests with one id reach the remote exactly once', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-c')
     const id = rid()

@@ -1,22 +1,12 @@
 // A remote that answers with JSON nested deeper than a serializer's stack
 // (docs/design.md#upstream-wire-rules): 502 upstream_invalid_response in the contract's shape,
 // never a 500 from a stack overflow on the way out.
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect } from 'vitest'
+import { it, test } from '../helpers/fixtures.js'
 import { call } from '../helpers/http.js'
 
-let sim: Simulator | undefined
-let gw: TestGateway | undefined
-afterEach(async () => { await gw?.close(); await sim?.close(); gw = undefined; sim = undefined })
-
 const SECRET = 'deep-secret-5b1e02c7d9a4'
-
-async function setup (opts: SimulatorOptions = {}, env: Record<string, string> = {}): Promise<{ s: Simulator; g: TestGateway }> {
-  sim = await startSimulator({ secret: SECRET, profile: 'openoperator', ...opts })
-  gw = await startGateway({ simulator: sim, env })
-  return { s: sim, g: gw }
-}
+test.override({ pairOptions: { sim: { secret: SECRET, profile: 'openoperator' } } })
 
 /** `{"a":{"a":…}}` `depth` levels deep, as text: JSON.stringify itself cannot build it */
 function deepJson (depth: number): string {
@@ -34,8 +24,7 @@ function expectInvalid (res: Awaited<ReturnType<typeof call>>): void {
 }
 
 describe('JSON nested past the depth bound', () => {
-  it('an Argus read whose payload is 10,000 levels deep is 502 upstream_invalid_response, not 500', async () => {
-    const { s, g } = await setup()
+  it('an Argus read whose payload is 10,000 levels deep is 502 upstream_invalid_response, not 500', async ({ sim: s, gw: g }) => {
     s.inject({ argusOperation: 'supervisor.health' }, { kind: 'raw-result', json: `{"kind":"message","role":"agent","messageId":"m-1","parts":[{"kind":"data","data":${deepJson(10_000)}}]}` }, 1)
     const res = await call(`${g.url}/v1/supervisor/health`, { token: g.tokens.reader })
     expectInvalid(res)
@@ -45,16 +34,14 @@ describe('JSON nested past the depth bound', () => {
     expect(g.logs.join('')).not.toContain('Maximum call stack')
   })
 
-  it('a task whose artifact is 10,000 levels deep is 502 upstream_invalid_response, not 500', async () => {
-    const { s, g } = await setup()
+  it('a task whose artifact is 10,000 levels deep is 502 upstream_invalid_response, not 500', async ({ sim: s, gw: g }) => {
     s.inject({ rpcMethod: 'tasks/get' }, { kind: 'raw-result', json: completedTask('task-deep', deepJson(10_000)) }, 1)
     const res = await call(`${g.url}/v1/tasks/task-deep`, { token: g.tokens.reader })
     expectInvalid(res)
     expect(g.logs.join('')).not.toContain('Maximum call stack')
   })
 
-  it('a payload within the bound (32 levels) is served', async () => {
-    const { s, g } = await setup()
+  it('a payload within the bound (32 levels) is served', async ({ sim: s, gw: g }) => {
     s.inject({ rpcMethod: 'tasks/get' }, { kind: 'raw-result', json: completedTask('task-ok', deepJson(32)) }, 1)
     const res = await call(`${g.url}/v1/tasks/task-ok`, { token: g.tokens.reader })
     expect(res.status).toBe(200)

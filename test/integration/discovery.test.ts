@@ -1,6 +1,7 @@
 // Discovery and the capability model over real sockets (docs/design.md#discovery-and-capabilities).
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
+import { it } from '../helpers/fixtures.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'
 import { call } from '../helpers/http.js'
 import { CONTROL_METHODS } from '../helpers/fake-upstream.js'
@@ -13,18 +14,12 @@ const withControl = (params: Record<string, unknown>) => (card: Record<string, u
   capabilities: { ...(card.capabilities as object), extensions: [{ uri: URN, params }] }
 })
 
-let sim: Simulator | undefined
-let gw: TestGateway | undefined
-afterEach(async () => { await gw?.close(); await sim?.close(); gw = undefined; sim = undefined })
-
 const cardGets = (s: Simulator) => s.received.filter((r) => r.method === 'GET' && r.path.includes('.well-known')).map((r) => r.path)
 const upstream = async (g: TestGateway) => (await call(`${g.url}/v1/upstream`, { token: g.tokens.reader })).body
 const refresh = async (g: TestGateway) => await call(`${g.url}/v1/upstream/refresh`, { method: 'POST', token: g.tokens.admin })
 
 describe('card discovery', () => {
-  it('uses agent-card.json when served and identifies skills by id', async () => {
-    sim = await startSimulator({ profile: 'openoperator' })
-    gw = await startGateway({ simulator: sim })
+  it('uses agent-card.json when served and identifies skills by id', async ({ sim, gw }) => {
     const u = await upstream(gw)
     expect(cardGets(sim)).toEqual(['/a2a/.well-known/agent-card.json'])
     expect(u.card.path).toBe('/.well-known/agent-card.json')
@@ -35,17 +30,15 @@ describe('card discovery', () => {
     expect(u.mode).toBe('observer')
   })
 
-  it('falls back to agent.json on a 404 (plain FastA2A 0.5)', async () => {
-    sim = await startSimulator({ profile: 'fasta2a' })
-    gw = await startGateway({ simulator: sim })
+  it('falls back to agent.json on a 404 (plain FastA2A 0.5)', async ({ startPair }) => {
+    const { sim, gw } = await startPair({ sim: { profile: 'fasta2a' } })
     expect(cardGets(sim)).toEqual(['/a2a/.well-known/agent-card.json', '/a2a/.well-known/agent.json'])
     expect((await upstream(gw)).card.path).toBe('/.well-known/agent.json')
   })
 
-  it('falls back on a 405 and on an invalid card, but not on a 500', async () => {
-    sim = await startSimulator({ profile: 'openoperator' })
+  it('falls back on a 405 and on an invalid card, but not on a 500', async ({ sim }) => {
     sim.inject('agent-card', { kind: 'status', status: 405, body: '' }, 1)
-    gw = await startGateway({ simulator: sim })
+    const gw = await startGateway({ simulator: sim })
     expect(cardGets(sim)).toEqual(['/a2a/.well-known/agent-card.json', '/a2a/.well-known/agent.json'])
 
     sim.received.length = 0
@@ -60,9 +53,8 @@ describe('card discovery', () => {
     expect(cardGets(sim)).toEqual(['/a2a/.well-known/agent-card.json'])
   })
 
-  it('keeps the last good card on a transient failure; two failures in a row mean observer mode, readiness stays', async () => {
-    sim = await startSimulator({ card: withControl({ lease_epoch_enforced: true, policy_enforced: true, operations: OPS }) })
-    gw = await startGateway({ simulator: sim, env: { GATEWAY_CONTROL_ENABLED: 'true' } })
+  it('keeps the last good card on a transient failure; two failures in a row mean observer mode, readiness stays', async ({ startPair }) => {
+    const { sim, gw } = await startPair({ sim: { card: withControl({ lease_epoch_enforced: true, policy_enforced: true, operations: OPS }) }, env: { GATEWAY_CONTROL_ENABLED: 'true' } })
     expect((await upstream(gw)).mode).toBe('controller')
     sim.inject('card', { kind: 'status', status: 503 }, 2)
     const first = (await refresh(gw)).body
@@ -78,11 +70,10 @@ describe('card discovery', () => {
     expect(third).toMatchObject({ mode: 'controller', consecutiveFailures: 0 })
   })
 
-  it('reports a card url naming another origin, and never fetches it', async () => {
+  it('reports a card url naming another origin, and never fetches it', async ({ startPair }) => {
     let hits = 0
     const other = await startSimulator()
-    sim = await startSimulator({ card: (c) => ({ ...c, url: `${other.url}/a2a/` }) })
-    gw = await startGateway({ simulator: sim })
+    const { gw } = await startPair({ sim: { card: (c) => ({ ...c, url: `${other.url}/a2a/` }) } })
     await call(`${gw.url}/v1/supervisor/health`, { token: gw.tokens.reader })
     hits = other.received.length
     expect((await upstream(gw)).cardUrlMismatch).toBe(true)
@@ -90,10 +81,9 @@ describe('card discovery', () => {
     await other.close()
   })
 
-  it('is not ready until a card is discovered; a failure at start is not fatal', async () => {
-    sim = await startSimulator()
+  it('is not ready until a card is discovered; a failure at start is not fatal', async ({ sim }) => {
     sim.inject('card', { kind: 'status', status: 500 }, 1)
-    gw = await startGateway({ simulator: sim })
+    const gw = await startGateway({ simulator: sim })
     const ready = await call(`${gw.url}/readyz`)
     expect(ready.status).toBe(503)
     expect(ready.body.checks.card).toBe(false)
@@ -102,9 +92,8 @@ describe('card discovery', () => {
     expect((await call(`${gw.url}/readyz`)).status).toBe(200)
   })
 
-  it('refreshes on its timer', async () => {
-    sim = await startSimulator()
-    gw = await startGateway({ simulator: sim, env: { GATEWAY_DISCOVERY_INTERVAL_MS: '150' } })
+  it('refreshes on its timer', async ({ startPair }) => {
+    const { sim } = await startPair({ env: { GATEWAY_DISCOVERY_INTERVAL_MS: '150' } })
     await new Promise((r) => setTimeout(r, 500))
     expect(cardGets(sim).length).toBeGreaterThanOrEqual(3)
   })
@@ -118,18 +107,16 @@ describe('campaign-control detection', () => {
     ['read_control missing', { lease_epoch_enforced: true, policy_enforced: true, operations: { ...OPS, read_control: undefined } }, ['operation read_control is not advertised']]
   ]
   for (const [name, params, expected] of cases) {
-    it(`stays observer with exact prerequisites: ${name}`, async () => {
-      sim = await startSimulator(params === undefined ? {} : { card: withControl(params) })
-      gw = await startGateway({ simulator: sim, env: { GATEWAY_CONTROL_ENABLED: 'true' } })
+    it(`stays observer with exact prerequisites: ${name}`, async ({ startPair }) => {
+      const { gw } = await startPair({ sim: params === undefined ? {} : { card: withControl(params) }, env: { GATEWAY_CONTROL_ENABLED: 'true' } })
       const u = await upstream(gw)
       expect(u.mode).toBe('observer')
       expect(u.missingPrerequisites).toEqual(expected)
     })
   }
 
-  it('needs the operator opt-in even when the remote qualifies, and uses advertised method names', async () => {
-    sim = await startSimulator({ card: withControl({ lease_epoch_enforced: true, policy_enforced: true, operations: { ...OPS, intervene: 'x/intervene_v2' } }) })
-    gw = await startGateway({ simulator: sim })
+  it('needs the operator opt-in even when the remote qualifies, and uses advertised method names', async ({ startPair }) => {
+    const { gw } = await startPair({ sim: { card: withControl({ lease_epoch_enforced: true, policy_enforced: true, operations: { ...OPS, intervene: 'x/intervene_v2' } }) } })
     const u = await upstream(gw)
     expect(u.mode).toBe('observer')
     expect(u.missingPrerequisites).toEqual(['GATEWAY_CONTROL_ENABLED is not true'])
@@ -137,9 +124,8 @@ describe('campaign-control detection', () => {
     expect(u.capabilities['control.project_selection'].state).toBe('unavailable')
   })
 
-  it('detects each operation on its own', async () => {
-    sim = await startSimulator({ card: withControl({ lease_epoch_enforced: true, policy_enforced: true, project_selection: true, operations: { claim_control: 'c', read_control: 'r' } }) })
-    gw = await startGateway({ simulator: sim, env: { GATEWAY_CONTROL_ENABLED: 'true' } })
+  it('detects each operation on its own', async ({ startPair }) => {
+    const { gw } = await startPair({ sim: { card: withControl({ lease_epoch_enforced: true, policy_enforced: true, project_selection: true, operations: { claim_control: 'c', read_control: 'r' } }) }, env: { GATEWAY_CONTROL_ENABLED: 'true' } })
     const u = await upstream(gw)
     expect(u.mode).toBe('controller')
     expect(u.missingPrerequisites).toEqual([])

@@ -6,23 +6,15 @@
 // Host, an unknown Expect, CONNECT, a request pipelined past the per-socket limit — is answered
 // in the contract's shape too, and counted; pipelined answers never leave out of order.
 // Raw `net` sockets send what undici won't.
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator } from '../../src/simulator/index.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
-import { rid, startControlPair } from '../helpers/control.js'
+import { describe, expect } from 'vitest'
+import type { TestGateway } from '../helpers/gateway.js'
+import { rid } from '../helpers/control.js'
+import { it, test } from '../helpers/fixtures.js'
 import { call } from '../helpers/http.js'
 import { connect } from 'node:net'
 import { endpoint, parseRawAnswers, rawExchange, type RawAnswer } from '../helpers/raw-http.js'
 
-let sim: Simulator | undefined
-let gw: TestGateway | undefined
-afterEach(async () => { await gw?.close(); await sim?.close(); gw = undefined; sim = undefined })
-
-async function setup (env: Record<string, string> = {}): Promise<TestGateway> {
-  sim = await startSimulator({ secret: 'upstream-secret-0123456789' })
-  gw = await startGateway({ simulator: sim, env })
-  return gw
-}
+test.override({ pairOptions: { sim: { secret: 'upstream-secret-0123456789' } } })
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -60,8 +52,7 @@ async function sequential (url: string, requests: string[]): Promise<RawAnswer[]
 const get = (path: string, headers = ''): string => `GET ${path} HTTP/1.1\r\nHost: gw\r\n${headers}Connection: close\r\n\r\n`
 
 describe('errors the router raises', () => {
-  it('a bad URL (%FF) is 400 invalid_request with x-request-id, echoing nothing, counted', async () => {
-    const g = await setup()
+  it('a bad URL (%FF) is 400 invalid_request with x-request-id, echoing nothing, counted', async ({ gw: g }) => {
     for (const path of ['/v1/tasks/%FF', '/%FF/x?token=QUERYSECRET-1']) {
       const a = await rawExchange(g.url, get(path, 'x-request-id: corr-bad-url\r\n'))
       expectContractError(a, 400, 'invalid_request', ['%FF', 'QUERYSECRET', '/x'])
@@ -70,8 +61,7 @@ describe('errors the router raises', () => {
     expect(await metricLines(g)).toContain('gateway_http_requests_total{route="unmatched",method="GET",status="400"} 2')
   })
 
-  it('a path parameter over 256 characters is 414 uri_too_long; task ids of 101-256 characters route', async () => {
-    const g = await setup()
+  it('a path parameter over 256 characters is 414 uri_too_long; task ids of 101-256 characters route', async ({ sim, gw: g }) => {
     const long = 'L'.repeat(300)
     const a = await rawExchange(g.url, get(`/v1/tasks/${long}`, `Authorization: Bearer ${g.tokens.reader}\r\n`))
     expectContractError(a, 414, 'uri_too_long', ['LLLLLLLLLL'])
@@ -82,7 +72,7 @@ describe('errors the router raises', () => {
       // the remote has no such task: a 404 from the remote, not the router's 414
       expect(res.status, `task id of ${n}`).toBe(404)
       expect(res.body.error.code).toBe('not_found')
-      expect(sim!.rpcCalls().some((c) => c.method === 'tasks/get' && JSON.stringify(c.params).includes(id))).toBe(true)
+      expect(sim.rpcCalls().some((c) => c.method === 'tasks/get' && JSON.stringify(c.params).includes(id))).toBe(true)
     }
     // 257 is past the schema and the router alike
     expect((await call(`${g.url}/v1/tasks/${'y'.repeat(257)}`, { token: g.tokens.reader })).status).toBe(414)
@@ -91,15 +81,13 @@ describe('errors the router raises', () => {
 })
 
 describe('errors the HTTP parser raises', () => {
-  it('headers over the limit are 431 header_too_large in the contract shape', async () => {
-    const g = await setup()
+  it('headers over the limit are 431 header_too_large in the contract shape', async ({ gw: g }) => {
     const a = await rawExchange(g.url, get('/healthz', `X-Big: ${'B'.repeat(20_000)}\r\n`))
     expectContractError(a, 431, 'header_too_large', ['BBBBBBBB'])
     expect(a.headers['x-request-id']).toMatch(UUID)
   })
 
-  it('malformed requests are 400 invalid_request in the contract shape, never echoing input', async () => {
-    const g = await setup()
+  it('malformed requests are 400 invalid_request in the contract shape, never echoing input', async ({ gw: g }) => {
     const bad = [
       'GET /healthz HTTP/1.1\r\nHost: gw\r\nBad Header ECHO-ME\r\n\r\n',
       'GET /healthz?ECHO-ME HTTP/9.9\r\nHost: gw\r\n\r\n',
@@ -123,8 +111,7 @@ describe('errors the HTTP parser raises', () => {
 })
 
 describe('errors from plugins', () => {
-  it("the static plugin's 403 (--path-as-is ../..) stays 403 forbidden, logged below error level", async () => {
-    const g = await setup()
+  it("the static plugin's 403 (--path-as-is ../..) stays 403 forbidden, logged below error level", async ({ gw: g }) => {
     const a = await rawExchange(g.url, get('/docs/static/../../package.json'))
     expectContractError(a, 403, 'forbidden', ['package.json', 'openoperator-gateway'])
     expect(a.headers['x-request-id']).toMatch(UUID)
@@ -136,8 +123,7 @@ describe('errors from plugins', () => {
 })
 
 describe('two Authorization headers', () => {
-  it('are refused with 400 invalid_request, whatever their order or values', async () => {
-    const g = await setup()
+  it('are refused with 400 invalid_request, whatever their order or values', async ({ gw: g }) => {
     const t = g.tokens.reader
     for (const pair of [[t, 'nope'], ['nope', t], [t, t]]) {
       const a = await rawExchange(g.url, get('/v1/upstream', `Authorization: Bearer ${pair[0]}\r\nauthorization: Bearer ${pair[1]}\r\n`))
@@ -151,8 +137,7 @@ describe('two Authorization headers', () => {
 })
 
 describe("what Node itself answered outside the contract", () => {
-  it('a missing Host is 400 invalid_request in the contract shape, counted; HTTP/1.0 needs none', async () => {
-    const g = await setup()
+  it('a missing Host is 400 invalid_request in the contract shape, counted; HTTP/1.0 needs none', async ({ gw: g }) => {
     const a = await rawExchange(g.url, 'GET /healthz HTTP/1.1\r\nx-request-id: corr-no-host\r\nConnection: close\r\n\r\n')
     expectContractError(a, 400, 'invalid_request')
     expect(a.headers['x-request-id']).toBe('corr-no-host')
@@ -160,8 +145,7 @@ describe("what Node itself answered outside the contract", () => {
     expect(await metricLines(g)).toContain('gateway_http_requests_total{route="/healthz",method="GET",status="400"} 1')
   })
 
-  it('an Expect other than 100-continue is 417 expectation_failed in the contract shape, counted', async () => {
-    const g = await setup()
+  it('an Expect other than 100-continue is 417 expectation_failed in the contract shape, counted', async ({ gw: g }) => {
     const a = await rawExchange(g.url, get('/healthz', 'Expect: ECHO-ME-teapot\r\n'))
     expectContractError(a, 417, 'expectation_failed', ['ECHO-ME'])
     expect(a.headers['x-request-id']).toMatch(UUID)
@@ -172,16 +156,15 @@ describe("what Node itself answered outside the contract", () => {
     expect(await metricLines(g)).toContain('gateway_http_requests_total{route="/healthz",method="GET",status="417"} 1')
   })
 
-  it('CONNECT is 400 invalid_request in the contract shape, counted, then the socket closes', async () => {
-    const g = await setup()
+  it('CONNECT is 400 invalid_request in the contract shape, counted, then the socket closes', async ({ gw: g }) => {
     const a = await rawExchange(g.url, 'CONNECT ECHO-ME.example:443 HTTP/1.1\r\nHost: ECHO-ME.example:443\r\nx-request-id: corr-connect\r\n\r\n')
     expectContractError(a, 400, 'invalid_request', ['ECHO-ME'])
     expect(a.headers['x-request-id']).toBe('corr-connect')
     expect(await metricLines(g)).toContain('gateway_http_requests_total{route="unmatched",method="CONNECT",status="400"} 1')
   })
 
-  it('past GATEWAY_MAX_REQUESTS_PER_SOCKET a pipelined request is 503 connection_closing in the contract shape, counted, then the socket closes', async () => {
-    const g = await setup({ GATEWAY_MAX_REQUESTS_PER_SOCKET: '2' })
+  it('past GATEWAY_MAX_REQUESTS_PER_SOCKET a pipelined request is 503 connection_closing in the contract shape, counted, then the socket closes', async ({ startPair }) => {
+    const { gw: g } = await startPair({ env: { GATEWAY_MAX_REQUESTS_PER_SOCKET: '2' } })
     const one = (n: number): string => `GET /healthz HTTP/1.1\r\nHost: gw\r\nx-request-id: pipe-${n}\r\n\r\n`
     const answers = parseRawAnswers((await rawExchange(g.url, [1, 2, 3, 4].map(one).join(''))).raw)
     expect(answers.map((a) => a.status)).toEqual([200, 200, 503, 503])
@@ -197,8 +180,7 @@ describe("what Node itself answered outside the contract", () => {
 })
 
 describe('answers leave in order', () => {
-  it('a malformed request pipelined behind a mutation: the mutation is answered first, then the 400, then the socket closes', async () => {
-    const p = await startControlPair()
+  it('a malformed request pipelined behind a mutation: the mutation is answered first, then the 400, then the socket closes', async ({ controlPair: p }) => {
     const id = rid('claim')
     const body = JSON.stringify({ requestId: id, ttlSeconds: 300 })
     const claim = `POST /v1/campaigns/camp-1/control/claim HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${p.gw.tokens.controller}\r\n` +
@@ -211,9 +193,8 @@ describe('answers leave in order', () => {
     expect(rec.body.state).toBe('applied')
   })
 
-  it('a malformed request pipelined behind a slow read waits for the read', async () => {
-    const g = await setup()
-    sim!.inject({ argusOperation: 'supervisor.health' }, { kind: 'delay', ms: 300 })
+  it('a malformed request pipelined behind a slow read waits for the read', async ({ sim, gw: g }) => {
+    sim.inject({ argusOperation: 'supervisor.health' }, { kind: 'delay', ms: 300 })
     const read = `GET /v1/supervisor/health HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${g.tokens.reader}\r\n\r\n`
     const answers = parseRawAnswers((await rawExchange(g.url, `${read}${read}GET /healthz HTTP/1.1\r\nHost: gw\r\nBad Header\r\n\r\n`)).raw)
     expect(answers.map((a) => a.status)).toEqual([200, 200, 400])

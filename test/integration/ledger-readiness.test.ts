@@ -1,12 +1,12 @@
 // The ledger behind readiness and the routes (docs/design.md#readiness, docs/design.md#ledger):
 // /readyz asks the ledger for real, and a ledger that fails answers 503 ledger_unavailable
 // (retryable) on every route that needs it — never a raw 500, never a driver message.
-import { describe, expect, it } from 'vitest'
-import { claim, rid, startControlPair } from '../helpers/control.js'
+import { describe, expect } from 'vitest'
+import { claim, rid } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 
 describe('the ledger and readiness', () => {
-  it('is ready with a reachable ledger, and 503 ledger_unavailable everywhere once it fails', async () => {
-    const p = await startControlPair()
+  it('is ready with a reachable ledger, and 503 ledger_unavailable everywhere once it fails', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     const ready = await p.get(t, '/readyz')
     expect(ready.status).toBe(200)

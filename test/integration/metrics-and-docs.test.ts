@@ -1,18 +1,12 @@
 // Metrics on their own listener (docs/design.md#metrics): route templates and enums as labels,
 // never ids; OpenAPI generated from the zod schemas.
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator } from '../../src/simulator/index.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { describe, expect } from 'vitest'
+import { it } from '../helpers/fixtures.js'
 import { call } from '../helpers/http.js'
 
-let sim: Simulator | undefined
-let gw: TestGateway | undefined
-afterEach(async () => { await gw?.close(); await sim?.close(); gw = undefined; sim = undefined })
-
 describe('metrics', () => {
-  it('exposes the contract families with bounded labels', async () => {
-    sim = await startSimulator({ profile: 'fasta2a' })
-    gw = await startGateway({ simulator: sim })
+  it('exposes the contract families with bounded labels', async ({ startPair }) => {
+    const { gw } = await startPair({ sim: { profile: 'fasta2a' } })
     await call(`${gw.url}/v1/tasks/task-demo-1`, { token: gw.tokens.reader })
     await call(`${gw.url}/v1/tasks/unknown-task-77`, { token: gw.tokens.reader })
     await call(`${gw.url}/v1/supervisor/health`, { token: gw.tokens.reader })
@@ -40,9 +34,7 @@ describe('metrics', () => {
 })
 
 describe('OpenAPI', () => {
-  it('is generated from the schemas and served with a docs page', async () => {
-    sim = await startSimulator()
-    gw = await startGateway({ simulator: sim })
+  it('is generated from the schemas and served with a docs page', async ({ gw }) => {
     const spec = (await call(`${gw.url}/openapi.json`)).body
     expect(spec.openapi).toMatch(/^3\./)
     expect(Object.keys(spec.paths).sort()).toEqual([
@@ -69,9 +61,7 @@ describe('OpenAPI', () => {
     expect(docs.text).toContain('swagger')
   })
 
-  it('a refresh body with unknown keys is 400 invalid_request', async () => {
-    sim = await startSimulator()
-    gw = await startGateway({ simulator: sim })
+  it('a refresh body with unknown keys is 400 invalid_request', async ({ gw }) => {
     const res = await call(`${gw.url}/v1/upstream/refresh`, { method: 'POST', token: gw.tokens.admin, body: { force: true } })
     expect(res.status).toBe(400)
     expect(res.body.error).toEqual({ code: 'invalid_request', message: 'unknown field: force', retryable: false })

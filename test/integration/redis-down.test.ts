@@ -4,21 +4,18 @@
 // test stops a Redis of its own mid-run (never the machine's) and starts it again.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { startSimulator, type Simulator } from '../../src/simulator/index.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { afterEach, describe, expect, vi } from 'vitest'
 import { waitFor } from '../helpers/child.js'
+import { it } from '../helpers/fixtures.js'
+import type { TestGateway } from '../helpers/gateway.js'
 import { call } from '../helpers/http.js'
 
 const HAVE_REDIS_SERVER = spawnSync('redis-server', ['--version']).status === 0
 if (!HAVE_REDIS_SERVER) console.warn('SKIP redis-down (stopped mid-run): redis-server is not on PATH')
 
-let sim: Simulator | undefined
 const servers: ChildProcess[] = []
 afterEach(async () => {
   for (const s of servers.splice(0)) s.kill('SIGKILL')
-  await sim?.close()
-  sim = undefined
   vi.restoreAllMocks()
 })
 
@@ -48,10 +45,9 @@ function expectJsonLogOnly (g: TestGateway, consoleError: ReturnType<typeof vi.s
 }
 
 describe('Redis down: rate limiting fails open', () => {
-  it('with a Redis URL that refuses, authenticated reads are served fast, counted and reported', async () => {
+  it('with a Redis URL that refuses, authenticated reads are served fast, counted and reported', async ({ startPair }) => {
     const consoleError = vi.spyOn(console, 'error')
-    sim = await startSimulator()
-    const g = await startGateway({ simulator: sim, env: { GATEWAY_REDIS_URL: `redis://127.0.0.1:${await closedPort()}` } })
+    const { gw: g } = await startPair({ env: { GATEWAY_REDIS_URL: `redis://127.0.0.1:${await closedPort()}` } })
     const answers: Array<{ status: number; ms: number }> = []
     for (let i = 0; i < 20; i++) answers.push(await timed(`${g.url}/v1/upstream`, g.tokens.reader))
     const worst = Math.max(...answers.map((a) => a.ms))
@@ -73,7 +69,7 @@ describe('Redis down: rate limiting fails open', () => {
     expect(JSON.parse(redisLines[0]!)).toMatchObject({ level: 40 })
   })
 
-  it.skipIf(!HAVE_REDIS_SERVER)('with Redis stopped mid-run: enforced while up, served and counted while down, enforced again after restart', async () => {
+  it.skipIf(!HAVE_REDIS_SERVER)('with Redis stopped mid-run: enforced while up, served and counted while down, enforced again after restart', async ({ startPair }) => {
     const consoleError = vi.spyOn(console, 'error')
     const port = await closedPort()
     const startRedis = async (): Promise<void> => {
@@ -82,8 +78,7 @@ describe('Redis down: rate limiting fails open', () => {
       await waitFor(() => spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().includes('PONG') === true ? true : undefined, 5000, 'redis-server')
     }
     await startRedis()
-    sim = await startSimulator()
-    const g = await startGateway({ simulator: sim, env: { GATEWAY_REDIS_URL: `redis://127.0.0.1:${port}`, GATEWAY_RATE_LIMIT_READ: '3' } })
+    const { gw: g } = await startPair({ env: { GATEWAY_REDIS_URL: `redis://127.0.0.1:${port}`, GATEWAY_RATE_LIMIT_READ: '3' } })
     const read = async (): Promise<{ status: number; ms: number }> => await timed(`${g.url}/v1/upstream`, g.tokens.reader)
 
     const up = [await read(), await read(), await read(), await read()]
@@ -120,13 +115,12 @@ describe('Redis down: rate limiting fails open', () => {
     expectJsonLogOnly(g, consoleError)
   })
 
-  it.skipIf(!HAVE_REDIS_SERVER)('with Redis hung (SIGSTOP): one command timeout per back-off, not two per request; the store is used again after SIGCONT', async () => {
+  it.skipIf(!HAVE_REDIS_SERVER)('with Redis hung (SIGSTOP): one command timeout per back-off, not two per request; the store is used again after SIGCONT', async ({ startPair }) => {
     const port = await closedPort()
     const s = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
     servers.push(s)
     await waitFor(() => spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().includes('PONG') === true ? true : undefined, 5000, 'redis-server')
-    sim = await startSimulator()
-    const g = await startGateway({ simulator: sim, env: { GATEWAY_REDIS_URL: `redis://127.0.0.1:${port}`, GATEWAY_RATE_LIMIT_READ: '1000' } })
+    const { gw: g } = await startPair({ env: { GATEWAY_REDIS_URL: `redis://127.0.0.1:${port}`, GATEWAY_RATE_LIMIT_READ: '1000' } })
     const read = async (): Promise<{ status: number; ms: number }> => await timed(`${g.url}/v1/upstream`, g.tokens.reader)
     expect((await read()).status).toBe(200)
 

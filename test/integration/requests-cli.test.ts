@@ -4,9 +4,10 @@
 // answer's contract code and exit status, a failed connection, an answer that is not the
 // gateway's — and the token in none of the output. The runbook test runs the bin itself.
 import { createServer } from 'node:net'
-import { describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { runRequestsCommand, USAGE, type OperatorCommand } from '../../src/cli/requests-command.js'
-import { claim, rid, startControlPair, type ControlPair } from '../helpers/control.js'
+import { claim, rid, type ControlPair } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 
 interface Run { code: number; out: string[]; err: string[]; all: string }
 
@@ -79,8 +80,7 @@ describe('usage', () => {
 })
 
 describe('against a gateway', () => {
-  it('requests: a table oldest first, pages with --cursor, --json, and an empty list', async () => {
-    const p = await startControlPair()
+  it('requests: a table oldest first, pages with --cursor, --json, and an empty list', async ({ controlPair: p }) => {
     const env = { GATEWAY_URL: p.gw.url, GATEWAY_TOKEN: p.gw.tokens.admin }
     const none = await run('requests', [], env)
     expect([none.code, none.out]).toEqual([0, ['no unresolved (ambiguous or pending) requests']])
@@ -108,8 +108,7 @@ describe('against a gateway', () => {
     expect(body.nextCursor).toBeNull()
   })
 
-  it('an error answer: exit 1 with the contract code, status and what to do; never the token', async () => {
-    const p = await startControlPair()
+  it('an error answer: exit 1 with the contract code, status and what to do; never the token', async ({ controlPair: p }) => {
     await claim(p, p.gw.tokens.controller, 'camp-e1')
     const id = await plantAmbiguous(p, 'camp-e1')
     const url = { GATEWAY_URL: p.gw.url }
@@ -135,8 +134,7 @@ describe('against a gateway', () => {
     expect(p.calls('campaign/request_status')).toHaveLength(1)
   })
 
-  it('an answer that is not the gateway\'s (a proxy, the wrong port) is said to be so', async () => {
-    const p = await startControlPair()
+  it('an answer that is not the gateway\'s (a proxy, the wrong port) is said to be so', async ({ controlPair: p }) => {
     const r = await run('requests', ['--url', p.sim.url], { GATEWAY_TOKEN: p.gw.tokens.admin })
     expect(r.code).toBe(1)
     expect(r.err[0]).toMatch(/^requests: HTTP \d{3}, not a gateway error body/)

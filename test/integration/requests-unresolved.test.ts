@@ -2,8 +2,9 @@
 // campaign, for admins, over real sockets — oldest first, whole records, filtered by state,
 // paged by an opaque cursor that stays right while records are written and resolved; the
 // scope, the query's bounds and the OpenAPI entry; and the ambiguous outcome's log line at warn.
-import { describe, expect, it } from 'vitest'
-import { claim, rid, startControlPair, type ControlPair } from '../helpers/control.js'
+import { describe, expect } from 'vitest'
+import { claim, rid, type ControlPair } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 import { call } from '../helpers/http.js'
 
 let planted = 0
@@ -23,8 +24,7 @@ const logLines = (p: ControlPair): Array<Record<string, unknown>> =>
   p.gw.logs.flatMap((l) => l.split('\n')).filter((l) => l.includes('"event":"mutation"')).map((l) => JSON.parse(l) as Record<string, unknown>)
 
 describe('GET /v1/requests', () => {
-  it('lists the ambiguous records of every campaign, oldest first, whole, to an admin only', async () => {
-    const p = await startControlPair()
+  it('lists the ambiguous records of every campaign, oldest first, whole, to an admin only', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     for (const c of ['camp-u1', 'camp-u2', 'camp-u3']) await claim(p, t, c)
     const ids = [await plantAmbiguous(p, 'camp-u2'), await plantAmbiguous(p, 'camp-u1'), await plantAmbiguous(p, 'camp-u3')]
@@ -67,8 +67,7 @@ describe('GET /v1/requests', () => {
     expect((await p.get(p.gw.tokens.admin, '/v1/requests')).body.requests.map((r: { requestId: string }) => r.requestId)).toEqual([ids[0], ids[2]])
   })
 
-  it('pages with an opaque cursor that stays right while records are written and resolved', async () => {
-    const p = await startControlPair()
+  it('pages with an opaque cursor that stays right while records are written and resolved', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     const campaigns = ['camp-p1', 'camp-p2', 'camp-p3', 'camp-p4', 'camp-p5']
     for (const c of campaigns) await claim(p, t, c)
@@ -98,7 +97,7 @@ describe('GET /v1/requests', () => {
     expect((await p.get(p.gw.tokens.admin, '/v1/requests?limit=500')).status).toBe(200)
   })
 
-  it('a pending record is listed while its sender waits, with state=pending', async () => {
+  it('a pending record is listed while its sender waits, with state=pending', async ({ startControlPair }) => {
     const p = await startControlPair({ env: { UPSTREAM_MUTATION_TIMEOUT_MS: '3000' } })
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-h')
@@ -118,8 +117,7 @@ describe('GET /v1/requests', () => {
     expect((await p.get(p.gw.tokens.admin, '/v1/requests?state=ambiguous')).body.requests).toMatchObject([{ requestId: id, state: 'ambiguous' }])
   })
 
-  it('is in the OpenAPI document with its query and its error responses', async () => {
-    const p = await startControlPair()
+  it('is in the OpenAPI document with its query and its error responses', async ({ controlPair: p }) => {
     const doc = (await p.get(p.gw.tokens.reader, '/openapi.json')).body
     const op = doc.paths['/v1/requests']?.get
     expect(op).toBeDefined()
@@ -131,8 +129,7 @@ describe('GET /v1/requests', () => {
 })
 
 describe('the mutation log line', () => {
-  it('an ambiguous outcome is logged at warn, the others at info', async () => {
-    const p = await startControlPair()
+  it('an ambiguous outcome is logged at warn, the others at info', async ({ controlPair: p }) => {
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-l')
     const id = await plantAmbiguous(p, 'camp-l')

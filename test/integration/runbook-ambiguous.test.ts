@@ -11,10 +11,11 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { parse } from 'yaml'
 import { runRequestsCommand, type OperatorCommand } from '../../src/cli/requests-command.js'
-import { claim, rid, startControlPair, type ControlPair } from '../helpers/control.js'
+import { claim, rid, type ControlPair } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const RUNBOOK = 'docs/runbooks/ambiguous-write.md'
@@ -108,8 +109,7 @@ async function checkResolved (p: ControlPair, campaignId: string, requestId: str
 }
 
 describe('the ambiguous-write runbook, followed', () => {
-  it('the remote applied it: list, reconcile → applied, the campaign accepts mutations again', { timeout: 60_000 }, async () => {
-    const p = await startControlPair()
+  it('the remote applied it: list, reconcile → applied, the campaign accepts mutations again', { timeout: 60_000 }, async ({ controlPair: p }) => {
     await claim(p, p.gw.tokens.controller, 'camp-rb1')
     // planted: the remote applies the intervention and the connection drops before its answer
     const id = rid('iv')
@@ -139,7 +139,7 @@ describe('the ambiguous-write runbook, followed', () => {
     expect(p.calls('campaign/intervene')).toHaveLength(2)
   })
 
-  it('the remote never applied it: reconcile is too early, wait Retry-After, reconcile → not_applied', { timeout: 60_000 }, async () => {
+  it('the remote never applied it: reconcile is too early, wait Retry-After, reconcile → not_applied', { timeout: 60_000 }, async ({ startControlPair }) => {
     const c = clock()
     const p = await startControlPair({ clock: c.now })
     await claim(p, p.gw.tokens.controller, 'camp-rb2')
@@ -177,7 +177,7 @@ describe('the ambiguous-write runbook, followed', () => {
     await checkResolved(p, 'camp-rb2', id, 'not_applied', body)
   })
 
-  it('request_status not advertised: reconcile says so, an admin acknowledges with a note', { timeout: 60_000 }, async () => {
+  it('request_status not advertised: reconcile says so, an admin acknowledges with a note', { timeout: 60_000 }, async ({ startControlPair }) => {
     const p = await startControlPair({ sim: { campaignControl: { operations: { request_status: null } } } })
     await claim(p, p.gw.tokens.controller, 'camp-rb3')
     const id = rid('iv')
@@ -210,8 +210,7 @@ describe('the ambiguous-write runbook, followed', () => {
     await checkResolved(p, 'camp-rb3', id, 'applied', body)
   })
 
-  it('reconcile keeps failing: each failure counted, then an admin acknowledges', { timeout: 60_000 }, async () => {
-    const p = await startControlPair()
+  it('reconcile keeps failing: each failure counted, then an admin acknowledges', { timeout: 60_000 }, async ({ controlPair: p }) => {
     await claim(p, p.gw.tokens.controller, 'camp-rb4')
     const id = rid('iv')
     const body = { intervention: { pause: true } }

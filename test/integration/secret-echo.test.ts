@@ -8,17 +8,15 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js'
-import { claim, rid, startControlPair } from '../helpers/control.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { afterEach, describe, expect } from 'vitest'
+import type { Simulator } from '../../src/simulator/index.js'
+import { claim, rid } from '../helpers/control.js'
+import { it, test } from '../helpers/fixtures.js'
+import type { TestGateway } from '../helpers/gateway.js'
 import { call } from '../helpers/http.js'
 
-let sim: Simulator | undefined
-let gw: TestGateway | undefined
-afterEach(async () => { await gw?.close(); await sim?.close(); gw = undefined; sim = undefined })
-
 const SECRET = 'echo-secret-7f3a9c2e41b84d06'
+test.override({ pairOptions: { sim: { secret: SECRET, profile: 'openoperator' } } })
 // reserved characters (percent-encoded differently by encodeURIComponent and forms) and a
 // base64 with `+` and `/` at one alignment, so that every encoding differs from the raw value
 const ODD_SECRET = 'echo+secret/7f3a?9c2e=41b8&4d06~Zz>'
@@ -54,12 +52,6 @@ function expectNoForm (text: string, s: string): void {
   for (const [name, form] of Object.entries(encodings(s))) expect(text.includes(form), name).toBe(false)
 }
 
-async function setup (opts: SimulatorOptions = {}, env: Record<string, string> = {}): Promise<{ s: Simulator; g: TestGateway }> {
-  sim = await startSimulator({ secret: SECRET, profile: 'openoperator', ...opts })
-  gw = await startGateway({ simulator: sim, env })
-  return { s: sim, g: gw }
-}
-
 function expectInvalid (res: Awaited<ReturnType<typeof call>>): void {
   expect(res.status).toBe(502)
   expect(res.body.error.code).toBe('upstream_invalid_response')
@@ -69,8 +61,8 @@ function expectInvalid (res: Awaited<ReturnType<typeof call>>): void {
 
 describe('a remote that echoes the upstream secret', () => {
   for (const scheme of ['bearer', 'x-api-key'] as const) {
-    it(`in an Argus payload: 502 and no secret in the answer (${scheme})`, async () => {
-      const { s, g } = await setup({ authSchemes: [scheme] }, { UPSTREAM_AUTH_SCHEME: scheme })
+    it(`in an Argus payload: 502 and no secret in the answer (${scheme})`, async ({ startPair }) => {
+      const { sim: s, gw: g } = await startPair({ sim: { authSchemes: [scheme] }, env: { UPSTREAM_AUTH_SCHEME: scheme } })
       const echoed = scheme === 'bearer' ? { authorization: `Bearer ${SECRET}` } : { 'x-api-key': SECRET }
       s.inject({ argusOperation: 'supervisor.status' }, { kind: 'result', result: { kind: 'message', role: 'agent', messageId: 'm-1', parts: [{ kind: 'data', data: { seen: echoed } }] } }, 1)
       const res = await call(`${g.url}/v1/supervisor/status`, { token: g.tokens.reader })
@@ -81,8 +73,8 @@ describe('a remote that echoes the upstream secret', () => {
       expect(g.logs.some((l) => l.includes('upstream secret'))).toBe(true)
     })
 
-    it(`in a task artifact: 502 and no secret in the answer (${scheme})`, async () => {
-      const { s, g } = await setup({ authSchemes: [scheme] }, { UPSTREAM_AUTH_SCHEME: scheme })
+    it(`in a task artifact: 502 and no secret in the answer (${scheme})`, async ({ startPair }) => {
+      const { sim: s, gw: g } = await startPair({ sim: { authSchemes: [scheme] }, env: { UPSTREAM_AUTH_SCHEME: scheme } })
       const artifact = { artifactId: 'a-1', name: 'echo', parts: [{ kind: 'text', text: `headers seen: ${scheme === 'bearer' ? 'Authorization: Bearer ' : 'X-API-KEY: '}${SECRET}` }] }
       s.inject({ rpcMethod: 'tasks/get' }, { kind: 'result', result: { id: 'task-echo', contextId: 'c', kind: 'task', status: { state: 'completed' }, artifacts: [artifact] } }, 1)
       const res = await call(`${g.url}/v1/tasks/task-echo`, { token: g.tokens.reader })
@@ -92,8 +84,7 @@ describe('a remote that echoes the upstream secret', () => {
     })
   }
 
-  it('an answer without the secret is untouched', async () => {
-    const { g } = await setup()
+  it('an answer without the secret is untouched', async ({ gw: g }) => {
     const res = await call(`${g.url}/v1/supervisor/status`, { token: g.tokens.reader })
     expect(res.status).toBe(200)
   })
@@ -147,9 +138,8 @@ describe('a remote that echoes the upstream secret in another encoding', () => {
   })
 
   for (const [place, plant] of Object.entries(PLACES)) {
-    it(`in ${place}: 502 and the secret in no form, for each encoding`, async () => {
-      const s = sim = await startSimulator({ secret: ODD_SECRET, profile: 'openoperator' })
-      const g = gw = await startGateway({ simulator: s, env: { GATEWAY_RATE_LIMIT_READ: '100000' } })
+    it(`in ${place}: 502 and the secret in no form, for each encoding`, async ({ startPair }) => {
+      const { sim: s, gw: g } = await startPair({ sim: { secret: ODD_SECRET }, env: { GATEWAY_RATE_LIMIT_READ: '100000' } })
       for (const [name, form] of Object.entries(encodings(ODD_SECRET))) {
         const res = await plant(s, g, form)
         expect(res.status, `${place}, ${name}: ${res.text}`).toBe(502)
@@ -175,7 +165,7 @@ describe('a mutation answered with the secret', () => {
     { name: '\\u-escaped in the JSON text', fault: () => ({ kind: 'raw-result', json: `{"kind":"task","id":"\\u00${SECRET.charCodeAt(0).toString(16)}${SECRET.slice(1)}","contextId":"c","status":{"state":"submitted"}}` }) }
   ]
 
-  it('a submission whose task id is the secret: 504 ambiguous_write, nothing of it stored, the request and the listing stay 200', async () => {
+  it('a submission whose task id is the secret: 504 ambiguous_write, nothing of it stored, the request and the listing stay 200', async ({ startControlPair }) => {
     const dir = mkdtempSync(join(tmpdir(), 'oogw-echo-'))
     dirs.push(dir)
     const p = await startControlPair({ sim: { secret: SECRET }, env: { GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}` } })

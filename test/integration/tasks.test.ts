@@ -1,24 +1,16 @@
 // GET /v1/tasks/:taskId (docs/design.md#task-projection): the projection, its bounds, and inert
 // file URIs.
 import http from 'node:http'
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator } from '../../src/simulator/index.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { afterEach, describe, expect } from 'vitest'
+import { it, test } from '../helpers/fixtures.js'
+import type { TestGateway } from '../helpers/gateway.js'
 import { call } from '../helpers/http.js'
 
-let sim: Simulator | undefined
-let gw: TestGateway | undefined
 const closers: Array<() => Promise<unknown>> = []
 afterEach(async () => {
-  await gw?.close(); await sim?.close(); gw = undefined; sim = undefined
   while (closers.length > 0) await closers.pop()!()
 })
-
-async function setup (env: Record<string, string> = {}, profile: 'openoperator' | 'fasta2a' | 'a2a-js' = 'fasta2a'): Promise<{ s: Simulator; g: TestGateway }> {
-  sim = await startSimulator({ secret: 'tasks-secret-123456', profile })
-  gw = await startGateway({ simulator: sim, env })
-  return { s: sim, g: gw }
-}
+test.override({ pairOptions: { sim: { secret: 'tasks-secret-123456', profile: 'fasta2a' } } })
 const getTask = async (g: TestGateway, id: string) => await call(`${g.url}/v1/tasks/${encodeURIComponent(id)}`, { token: g.tokens.reader })
 
 function task (id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -26,8 +18,7 @@ function task (id: string, extra: Record<string, unknown> = {}): Record<string, 
 }
 
 describe('task projection', () => {
-  it('projects the seeded campaign task and drops history, metrics and stdout', async () => {
-    const { s, g } = await setup()
+  it('projects the seeded campaign task and drops history, metrics and stdout', async ({ sim: s, gw: g }) => {
     const res = await getTask(g, 'task-demo-1')
     expect(res.status).toBe(200)
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the seeded task is indexed freely
@@ -63,13 +54,13 @@ describe('task projection', () => {
     expect(get.params).toEqual({ id: 'task-demo-1', historyLength: 0 })
   })
 
-  it('never requests a file URI, even one pointing at a live local server', async () => {
+  it('never requests a file URI, even one pointing at a live local server', async ({ startPair }) => {
     let hits = 0
     const bait = http.createServer((_req, res) => { hits += 1; res.end('{}') })
     await new Promise<void>((r) => bait.listen(0, '127.0.0.1', r))
     closers.push(() => new Promise((r) => bait.close(r)))
     const uri = `http://127.0.0.1:${(bait.address() as { port: number }).port}/report.json`
-    const { s, g } = await setup()
+    const { sim: s, gw: g } = await startPair()
     s.addTask(task('t-file', { status: { state: 'completed' }, artifacts: [{ artifactId: 'a', name: 'report', parts: [{ kind: 'file', file: { name: 'r.json', mimeType: 'application/json', uri } }] }] }))
     const res = await getTask(g, 't-file')
     expect(res.body.artifacts[0].parts[0]).toEqual({ kind: 'file', file: { name: 'r.json', mimeType: 'application/json', uri, followed: false } })
@@ -78,8 +69,7 @@ describe('task projection', () => {
     expect(s.received.filter((r) => r.path.startsWith('/artifacts/'))).toHaveLength(0)
   })
 
-  it('accepts a 6 MiB history under the task cap (above the 4 MiB general cap) and drops it', async () => {
-    const { s, g } = await setup()
+  it('accepts a 6 MiB history under the task cap (above the 4 MiB general cap) and drops it', async ({ sim: s, gw: g }) => {
     const chunk = 'h'.repeat(64 * 1024)
     const history = Array.from({ length: 96 }, (_, i) => ({ kind: 'message', role: 'agent', messageId: `m${i}`, parts: [{ kind: 'text', text: chunk }] }))
     s.addTask(task('t-big', { history }))
@@ -89,16 +79,15 @@ describe('task projection', () => {
     expect(res.text.length).toBeLessThan(2000)
   })
 
-  it('refuses a task over UPSTREAM_MAX_TASK_RESPONSE_BYTES', async () => {
-    const { s, g } = await setup({ UPSTREAM_MAX_TASK_RESPONSE_BYTES: String(1024 * 1024) })
+  it('refuses a task over UPSTREAM_MAX_TASK_RESPONSE_BYTES', async ({ startPair }) => {
+    const { sim: s, gw: g } = await startPair({ env: { UPSTREAM_MAX_TASK_RESPONSE_BYTES: String(1024 * 1024) } })
     s.addTask(task('t-huge', { history: [{ kind: 'message', role: 'agent', messageId: 'm', parts: [{ kind: 'text', text: 'x'.repeat(2 * 1024 * 1024) }] }] }))
     const res = await getTask(g, 't-huge')
     expect(res.status).toBe(502)
     expect(res.body.error.code).toBe('upstream_invalid_response')
   })
 
-  it('keeps at most 32 artifacts and flags the truncation', async () => {
-    const { s, g } = await setup()
+  it('keeps at most 32 artifacts and flags the truncation', async ({ sim: s, gw: g }) => {
     const artifacts = Array.from({ length: 40 }, (_, i) => ({ artifactId: `a${i}`, name: `n${i}`, parts: [{ kind: 'data', data: { i } }] }))
     s.addTask(task('t-many', { artifacts }))
     const res = await getTask(g, 't-many')
@@ -107,8 +96,7 @@ describe('task projection', () => {
     expect(res.body.artifactsTruncated).toBe(true)
   })
 
-  it('keeps at most 64 KiB of artifact content (UTF-8 bytes) and flags the truncation', async () => {
-    const { s, g } = await setup()
+  it('keeps at most 64 KiB of artifact content (UTF-8 bytes) and flags the truncation', async ({ sim: s, gw: g }) => {
     const text = 'é'.repeat(10 * 1024) // 20 KiB of UTF-8 in 10 Ki characters
     const artifacts = Array.from({ length: 4 }, (_, i) => ({ artifactId: `a${i}`, parts: [{ kind: 'text', text, metadata: { dropped: true } }] }))
     s.addTask(task('t-wide', { artifacts }))
@@ -118,24 +106,22 @@ describe('task projection', () => {
     expect(res.body.artifactsTruncated).toBe(true)
   })
 
-  it('supervisor is null without argus_supervisor metadata', async () => {
-    const { s, g } = await setup()
+  it('supervisor is null without argus_supervisor metadata', async ({ sim: s, gw: g }) => {
     s.addTask(task('t-plain', { metadata: { metrics: { loss: 1 } } }))
     expect((await getTask(g, 't-plain')).body.supervisor).toBeNull()
   })
 
-  it('a missing task (-32001) is 404 not_found', async () => {
+  it('a missing task (-32001) is 404 not_found', async ({ startPair }) => {
     for (const profile of ['fasta2a', 'a2a-js'] as const) {
-      const { g } = await setup({}, profile)
+      const { sim, gw: g } = await startPair({ sim: { profile } })
       const res = await getTask(g, 'does-not-exist')
       expect(res.status).toBe(404)
       expect(res.body.error.code).toBe('not_found')
-      await gw!.close(); await sim!.close(); gw = undefined; sim = undefined
+      await g.close(); await sim.close()
     }
   })
 
-  it('a malformed task id is 400 before any upstream call', async () => {
-    const { s, g } = await setup()
+  it('a malformed task id is 400 before any upstream call', async ({ sim: s, gw: g }) => {
     const res = await getTask(g, 'bad id/../x')
     expect(res.status).toBe(400)
     expect(s.rpcCalls()).toHaveLength(0)

@@ -7,9 +7,9 @@
 // Each client is a loopback address of its own. Skipped, saying so, without nginx.
 import { randomInt } from 'node:crypto'
 import { Agent, request } from 'undici'
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSimulator } from '../../src/simulator/index.js'
-import { startGateway, type TestGateway } from '../helpers/gateway.js'
+import { afterEach, describe, expect } from 'vitest'
+import { it, type Fixtures } from '../helpers/fixtures.js'
+import type { TestGateway } from '../helpers/gateway.js'
 import { NGINX_SKIP, nginxAvailable, startNginx } from '../helpers/nginx.js'
 
 const NGINX = nginxAvailable()
@@ -25,11 +25,9 @@ const LIMIT = 30
 
 interface Front { g: TestGateway; from: (address: string, token: string, xff?: string) => Promise<number> }
 
-async function behindNginx (trustProxy: string): Promise<Front> {
-  const sim = await startSimulator()
-  cleanups.push(async () => { await sim.close() })
+async function behindNginx (startPair: Fixtures['startPair'], trustProxy: string): Promise<Front> {
   // the default budget: 30 failed logins per address per minute
-  const g = await startGateway({ simulator: sim, env: { GATEWAY_TRUST_PROXY: trustProxy } })
+  const { gw: g } = await startPair({ env: { GATEWAY_TRUST_PROXY: trustProxy } })
   const nginx = await startNginx(g.url, 'proxy_set_header Host $host;\n      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;')
   cleanups.push(nginx.close)
   const agents = new Map<string, Agent>()
@@ -54,8 +52,8 @@ const tally = (statuses: number[]): string => [...new Set(statuses)].map((s) => 
 
 describe.skipIf(!NGINX)('behind nginx appending to X-Forwarded-For', () => {
   for (const [name, value] of [['a hop count of 1', '1'], ["the ingress's address", '127.0.0.1']] as const) {
-    it(`${name}: a spoofed leftmost entry does not escape the failed-login limit, nor lock out another address`, async () => {
-      const { g, from } = await behindNginx(value)
+    it(`${name}: a spoofed leftmost entry does not escape the failed-login limit, nor lock out another address`, async ({ startPair }) => {
+      const { g, from } = await behindNginx(startPair, value)
       const guesses: number[] = []
       for (let i = 0; i < 300; i++) guesses.push(await from(ATTACKER, BAD, spoofed()))
       // the victim's address written by the attacker counts against the attacker alone
@@ -73,8 +71,8 @@ describe.skipIf(!NGINX)('behind nginx appending to X-Forwarded-For', () => {
     })
   }
 
-  it('true trusts what the client wrote: guesses escape the limit and the victim is locked out (hence the warning at start)', async () => {
-    const { g, from } = await behindNginx('true')
+  it('true trusts what the client wrote: guesses escape the limit and the victim is locked out (hence the warning at start)', async ({ startPair }) => {
+    const { g, from } = await behindNginx(startPair, 'true')
     const guesses: number[] = []
     for (let i = 0; i < 100; i++) guesses.push(await from(ATTACKER, BAD, spoofed()))
     for (let i = 0; i < 40; i++) await from(ATTACKER, BAD, VICTIM)

@@ -3,9 +3,10 @@
 // once with 503 and Retry-After instead of each waiting out its timeout; a mutation is refused
 // before anything is written; after the open period one read probes, and its success closes it.
 // Every change is counted and logged, and /readyz reports it (still 200).
-import { describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { startSimulator } from '../../src/simulator/index.js'
-import { claim, rid, startControlPair } from '../helpers/control.js'
+import { claim, rid } from '../helpers/control.js'
+import { it } from '../helpers/fixtures.js'
 import { startForwarder } from '../helpers/forwarder.js'
 import { startGateway } from '../helpers/gateway.js'
 import { call } from '../helpers/http.js'
@@ -19,7 +20,7 @@ async function metric (metricsUrl: string, line: RegExp): Promise<string | undef
 }
 
 describe('the upstream circuit breaker', () => {
-  it('opens after consecutive timeouts: reads refused at once, a mutation refused unwritten; a probe closes it', async () => {
+  it('opens after consecutive timeouts: reads refused at once, a mutation refused unwritten; a probe closes it', async ({ startControlPair }) => {
     const p = await startControlPair({ env: BREAKER })
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-br')

@@ -9,10 +9,9 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { request } from 'undici'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect } from 'vitest'
 import { parse } from 'yaml'
-import { startSimulator } from '../../src/simulator/index.js'
-import { startGateway } from '../helpers/gateway.js'
+import { it } from '../helpers/fixtures.js'
 import { call } from '../helpers/http.js'
 
 const RULES = resolve(import.meta.dirname, '../../docker/prometheus/rules.yml')
@@ -44,10 +43,9 @@ afterAll(async () => {
 })
 
 describe.skipIf(!hasPrometheus)('a real Prometheus scraping the gateway', () => {
-  it('ingests gateway_http_requests_total and evaluates the rules against it', { timeout: 30_000 }, async () => {
+  it('ingests gateway_http_requests_total and evaluates the rules against it', { timeout: 30_000 }, async ({ startPair }) => {
     const started = Date.now()
-    const sim = await startSimulator({})
-    const gw = await startGateway({ simulator: sim })
+    const { gw } = await startPair()
     const target = new URL(gw.metricsUrl).host
 
     dir = mkdtempSync(join(tmpdir(), 'gw-prometheus-'))

@@ -10,11 +10,10 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { parse } from 'yaml'
 import { createMetrics } from '../../src/plugins/metrics.js'
-import { startSimulator } from '../../src/simulator/index.js'
-import { startGateway } from '../helpers/gateway.js'
+import { it } from '../helpers/fixtures.js'
 import { call } from '../helpers/http.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
@@ -51,9 +50,7 @@ describe.skipIf(!hasPromtool)('promtool', () => {
     }
   })
 
-  it('check metrics: a running gateway\'s /metrics after traffic passes the exposition lint', async () => {
-    const sim = await startSimulator({})
-    const gw = await startGateway({ simulator: sim })
+  it('check metrics: a running gateway\'s /metrics after traffic passes the exposition lint', async ({ gw }) => {
     expect((await call(`${gw.url}/v1/supervisor/health`, { token: gw.tokens.reader })).status).toBe(200)
     expect((await call(`${gw.url}/v1/tasks/task-demo-1`, { token: gw.tokens.reader })).status).toBe(200)
     expect((await call(`${gw.url}/v1/upstream`)).status).toBe(401)
@@ -62,7 +59,6 @@ describe.skipIf(!hasPromtool)('promtool', () => {
     const r = promtool(['check', 'metrics'], text)
     expect(r.out.trim()).toBe('')
     expect(r.status).toBe(0)
-    await sim.close()
   })
 })
 

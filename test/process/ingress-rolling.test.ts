@@ -11,7 +11,7 @@
 // Skipped, saying so, without nginx, TEST_POSTGRES_URL or TEST_REDIS_URL.
 import { randomBytes } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
-import { sha256Hex } from '../../src/plugins/auth.js'
+import { sha256Hex } from '../../src/caller-tokens.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { listenUrlOf, startGatewayChild, type GatewayChild } from '../helpers/child.js'
 import { startGateway } from '../helpers/gateway.js'

@@ -1,0 +1,32 @@
+// A caller's token as the gateway knows it (docs/design.md#authentication): only its SHA-256
+// digest, and the lookup from a bearer `Authorization` value to the caller it belongs to. Plain
+// functions, apart from the auth plugin that calls them per request, because the start path
+// (the dev token's digest), the test helpers and the bench compute the same digests.
+import { hash } from 'node:crypto'
+import type { Caller } from '../schemas/callers.js'
+
+/** one-shot `crypto.hash` (Node ≥ 20.12): a third of `createHash(…).update(…).digest()`'s time, once per authenticated request */
+export function sha256Hex (s: string): string {
+  return hash('sha256', s, 'hex')
+}
+
+/**
+ * The callers by the hex SHA-256 of their token. Looking a digest up in a Map is safe against
+ * timing (docs/design.md#authentication): what the lookup's time depends on is the digest of the
+ * token presented, which a guesser cannot steer towards a stored digest without a SHA-256
+ * preimage, never the token itself; and the token is hashed whatever it is, so the time taken
+ * does not tell a near guess from a far one.
+ */
+export type CallerIndex = ReadonlyMap<string, Caller>
+
+export function indexCallers (callers: readonly Caller[]): CallerIndex {
+  return new Map(callers.map((c) => [c.tokenSha256.toLowerCase(), c]))
+}
+
+const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/i
+
+export function findCaller (callers: CallerIndex, authorization: string | undefined): Caller | null {
+  const m = BEARER.exec(authorization ?? '')
+  if (m?.[1] === undefined) return null
+  return callers.get(sha256Hex(m[1])) ?? null
+}
