@@ -2,7 +2,6 @@
 // (unknown keys are 400), the lease and request views, and each route's answer.
 import { z } from 'zod'
 import { MUTATION_OPERATIONS, RECORD_STATES, UNRESOLVED_STATES } from '../src/ledger/types.js'
-import { ErrorBodySchema, errorResponses } from './rest.js'
 
 // the messages follow the field's path (src/validation.ts): `ttlSeconds: must be between 15 and 3600`
 export const CampaignIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of [A-Za-z0-9._:-]')
@@ -101,6 +100,3 @@ export const UnresolvedListSchema = z.object({
   requests: z.array(RequestViewSchema),
   nextCursor: z.string().nullable().describe('pass it as cursor for the next page; null when this page is the last')
 }).meta({ id: 'UnresolvedRequestList' })
-
-/** the read routes' error statuses plus the conflicts, the body cap and the id mismatch */
-export const controlErrorResponses = { ...errorResponses, 409: ErrorBodySchema, 413: ErrorBodySchema, 422: ErrorBodySchema } as const

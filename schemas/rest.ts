@@ -2,16 +2,19 @@
 // type and OpenAPI.
 import { z } from 'zod'
 
-export const ErrorBodySchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    requestId: z.string().optional(),
-    retryable: z.boolean(),
-    missingPrerequisites: z.array(z.string()).optional(),
-    reconcile: z.string().optional()
-  })
-}).meta({ id: 'Error' })
+/** every failure's `error` (docs/design.md#errors); each operation's document narrows `code` to its own codes */
+export const ErrorDetailSchema = z.object({
+  code: z.string().describe('A code of the gateway\'s error table; each operation lists the codes it can answer, by status.'),
+  message: z.string().describe('The gateway\'s own words: never a remote message, a stack or a secret.'),
+  requestId: z.string().optional().describe('The request id of the mutation or Argus read the error is about.'),
+  retryable: z.boolean().describe('True only where the same request, sent again (after Retry-After when given), may succeed.'),
+  missingPrerequisites: z.array(z.string()).optional().describe('What is missing for the capability (503 capability_unavailable).'),
+  reconcile: z.string().optional().describe('The path that reconciles the request (504 ambiguous_write, 409 ambiguity_unresolved).')
+}).meta({
+  id: 'ErrorDetail',
+  example: { code: 'ambiguous_write', message: 'The outcome of the mutation is unknown; reconcile it.', requestId: 'iv-2026-12-01-a1', retryable: false, reconcile: '/v1/campaigns/camp-2026-q4/requests/iv-2026-12-01-a1/reconcile' }
+})
+export const ErrorBodySchema = z.object({ error: ErrorDetailSchema }).meta({ id: 'Error' })
 
 export const CapabilitySchema = z.object({
   state: z.enum(['available', 'tentative', 'unavailable']),
@@ -68,9 +71,3 @@ export const ReadySchema = z.object({
   checks: z.object({ card: z.boolean(), ledger: z.boolean(), upstreamCircuit: z.enum(['closed', 'open', 'half_open']), redis: z.boolean().optional() }),
   mode: z.enum(['controller', 'observer'])
 })
-
-export const errorResponses = {
-  400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema,
-  429: ErrorBodySchema, 500: ErrorBodySchema, 501: ErrorBodySchema, 502: ErrorBodySchema,
-  503: ErrorBodySchema, 504: ErrorBodySchema
-} as const
