@@ -8,14 +8,14 @@ import type { MutationAnswer } from '../src/control/pipeline.js'
 import { validatorCompiler } from '../src/plugins/error-handler.js'
 import type { MutationOperation } from '../src/ledger/types.js'
 import {
-  AcceptedAnswerSchema, CampaignIdSchema, CanceledAnswerSchema, ControlViewSchema, LeaseAnswerSchema,
+  AcceptedAnswerSchema, CAMPAIGN_ID_EXAMPLE, CampaignIdSchema, CanceledAnswerSchema, ControlViewSchema, LeaseAnswerSchema,
   MUTATION_BODY_SCHEMAS, ReleasedAnswerSchema, RequestViewSchema, SubmittedAnswerSchema
 } from '../schemas/control.js'
 import { AUTHENTICATED, MUTATION, NEEDS_LEASE, UPSTREAM_READ, USES_LEDGER, WITH_PATH_PARAMS, answers, type OkAnswer } from '../schemas/responses.js'
 import type { ErrorCode } from '../src/errors.js'
 
-const Params = z.strictObject({ campaignId: CampaignIdSchema })
-const Headers = z.looseObject({ 'idempotency-key': z.string().optional().describe('The request id, instead of requestId in the body (8-128 characters of [A-Za-z0-9._:-]); both given, they must agree.') })
+const Params = z.strictObject({ campaignId: CampaignIdSchema.meta({ example: CAMPAIGN_ID_EXAMPLE }) })
+const Headers = z.looseObject({ 'idempotency-key': z.string().optional().describe('The request id, instead of requestId in the body (8-128 characters of [A-Za-z0-9._:-]); both given, they must agree.').meta({ example: 'claim-2026-12-01-a1' }) })
 
 /** a resolved request replays as its record (docs/design.md#reconcile-and-acknowledge) */
 const or = <T extends z.ZodType>(s: T) => z.union([s, RequestViewSchema])

@@ -6,13 +6,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import {
-  AcknowledgeBodySchema, CampaignIdSchema, RequestIdSchema, RequestListQuerySchema, RequestListSchema,
+  AcknowledgeBodySchema, CAMPAIGN_ID_EXAMPLE, CampaignIdSchema, REQUEST_ID_EXAMPLE, RequestIdSchema, RequestListQuerySchema, RequestListSchema,
   RequestViewSchema, UnresolvedListSchema, UnresolvedQuerySchema
 } from '../schemas/control.js'
 import { AUTHENTICATED, UPSTREAM_READ, USES_LEDGER, WITH_BODY, WITH_PATH_PARAMS, answers } from '../schemas/responses.js'
 
-const CampaignParams = z.strictObject({ campaignId: CampaignIdSchema })
-const RequestParams = z.strictObject({ campaignId: CampaignIdSchema, requestId: RequestIdSchema })
+const CampaignId = CampaignIdSchema.meta({ example: CAMPAIGN_ID_EXAMPLE })
+const CampaignParams = z.strictObject({ campaignId: CampaignId })
+const RequestParams = z.strictObject({ campaignId: CampaignId, requestId: RequestIdSchema.meta({ example: REQUEST_ID_EXAMPLE }) })
 /** a route about one record: it may not exist (404), or be still in flight (409) */
 const ONE_RECORD = [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...USES_LEDGER, 'not_found'] as const
 const RESOLVED = 'The record as it stands now, resolved: state is applied or not_applied and resolution says who decided, when and how. A record that was not ambiguous is answered as it stands, unchanged.'
