@@ -12,7 +12,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Card, mode and capabilities */
+        /**
+         * Card, mode and capabilities
+         * @description Needs the `read` scope.
+         */
         get: operations["getUpstream"];
         put?: never;
         post?: never;
@@ -33,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Re-run discovery now
-         * @description Fetches the agent card again (one refresh at a time: a refresh already running is shared). A failed fetch is not an error of this call: it keeps the last good card and shows in lastError and consecutiveFailures.
+         * @description Needs the `admin` scope. Fetches the agent card again (one refresh at a time: a refresh already running is shared). A failed fetch is not an error of this call: it keeps the last good card and shows in lastError and consecutiveFailures.
          */
         post: operations["refreshUpstream"];
         delete?: never;
@@ -51,7 +54,7 @@ export interface paths {
         };
         /**
          * Argus supervisor health
-         * @description One supervisor.health read of the remote's Argus supervisor; identical reads in flight share one upstream call.
+         * @description Needs the `read` scope. One supervisor.health read of the remote's Argus supervisor; identical reads in flight share one upstream call.
          */
         get: operations["getSupervisorHealth"];
         put?: never;
@@ -71,7 +74,7 @@ export interface paths {
         };
         /**
          * Argus supervisor status
-         * @description One supervisor.status read of the remote's Argus supervisor; identical reads in flight share one upstream call.
+         * @description Needs the `read` scope. One supervisor.status read of the remote's Argus supervisor; identical reads in flight share one upstream call.
          */
         get: operations["getSupervisorStatus"];
         put?: never;
@@ -91,7 +94,7 @@ export interface paths {
         };
         /**
          * Argus campaign list
-         * @description One campaign.list read of the remote's Argus supervisor; identical reads in flight share one upstream call.
+         * @description Needs the `read` scope. One campaign.list read of the remote's Argus supervisor; identical reads in flight share one upstream call.
          */
         get: operations["listCampaigns"];
         put?: never;
@@ -109,7 +112,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A task as an attempt outcome: state, campaign metadata, bounded artifacts */
+        /**
+         * A task as an attempt outcome: state, campaign metadata, bounded artifacts
+         * @description Needs the `read` scope.
+         */
         get: operations["getTask"];
         put?: never;
         post?: never;
@@ -128,7 +134,7 @@ export interface paths {
         };
         /**
          * The campaign's lease as the remote reports it now (read_control)
-         * @description Always a fresh read_control, never coalesced; its answer becomes the lease the gateway knows.
+         * @description Needs the `read` scope. Always a fresh read_control, never coalesced; its answer becomes the lease the gateway knows.
          */
         get: operations["getControl"];
         put?: never;
@@ -150,7 +156,7 @@ export interface paths {
         put?: never;
         /**
          * Claim the campaign's lease (claim_control)
-         * @description Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
+         * @description Needs the `control` scope. Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
          */
         post: operations["claimControl"];
         delete?: never;
@@ -170,7 +176,7 @@ export interface paths {
         put?: never;
         /**
          * Renew the lease, then read it back (renew_control + read_control)
-         * @description Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
+         * @description Needs the `control` scope. Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
          */
         post: operations["renewControl"];
         delete?: never;
@@ -190,7 +196,7 @@ export interface paths {
         put?: never;
         /**
          * Release the lease (release_control)
-         * @description Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
+         * @description Needs the `control` scope. Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
          */
         post: operations["releaseControl"];
         delete?: never;
@@ -210,7 +216,7 @@ export interface paths {
         put?: never;
         /**
          * Submit work: non-blocking message/send; the task becomes the bound task
-         * @description Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
+         * @description Needs the `control` scope. Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
          */
         post: operations["submitWork"];
         delete?: never;
@@ -230,7 +236,7 @@ export interface paths {
         put?: never;
         /**
          * Send an intervention (intervene)
-         * @description Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
+         * @description Needs the `control` scope. Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
          */
         post: operations["intervene"];
         delete?: never;
@@ -250,7 +256,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel the bound task (tasks/get, then the advertised cancel)
-         * @description Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
+         * @description Needs the `control` scope. Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.
          */
         post: operations["cancelTask"];
         delete?: never;
@@ -268,7 +274,7 @@ export interface paths {
         };
         /**
          * The campaign's mutation records, newest first
-         * @description Ledger only: nothing is sent to the remote. Params, answers and outcomes only to the request's own caller or an admin.
+         * @description Needs the `read` scope. Ledger only: nothing is sent to the remote. Params, answers and outcomes only to the request's own caller or an admin.
          */
         get: operations["listCampaignRequests"];
         put?: never;
@@ -288,7 +294,7 @@ export interface paths {
         };
         /**
          * The unresolved (ambiguous or pending) mutation records of every campaign, oldest first
-         * @description Ledger only. Oldest first, by creation time then request id; a record written while the pages are read sorts after them, so pages never shift. Pass nextCursor as cursor for the next page (null: the last page). Each record is shown whole, as to an admin.
+         * @description Needs the `admin` scope. Ledger only. Oldest first, by creation time then request id; a record written while the pages are read sorts after them, so pages never shift. Pass nextCursor as cursor for the next page (null: the last page). Each record is shown whole, as to an admin.
          */
         get: operations["listUnresolvedRequests"];
         put?: never;
@@ -308,7 +314,7 @@ export interface paths {
         };
         /**
          * One mutation record
-         * @description Ledger only: nothing is sent to the remote.
+         * @description Needs the `read` scope. Ledger only: nothing is sent to the remote.
          */
         get: operations["getRequest"];
         put?: never;
@@ -330,7 +336,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the remote whether an ambiguous mutation was applied (request_status); never re-sends it
-         * @description One request_status with the original id. applied settles the record at once; not_applied only once the record's deadline has passed (before it: 409 reconcile_too_early with Retry-After). A failed reconcile counts in reconcileFailures.
+         * @description Needs the `control` scope. One request_status with the original id. applied settles the record at once; not_applied only once the record's deadline has passed (before it: 409 reconcile_too_early with Retry-After). A failed reconcile counts in reconcileFailures.
          */
         post: operations["reconcileRequest"];
         delete?: never;
@@ -350,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Resolve an ambiguous mutation by an admin's decision, where reconcile cannot
-         * @description Allowed only when request_status is not advertised or a reconcile has failed; assume_not_applied for a record with an epoch needs a higher epoch on the remote (else 409 acknowledge_unsafe).
+         * @description Needs the `admin` scope. Allowed only when request_status is not advertised or a reconcile has failed; assume_not_applied for a record with an epoch needs a higher epoch on the remote (else 409 acknowledge_unsafe).
          */
         post: operations["acknowledgeRequest"];
         delete?: never;
@@ -366,7 +372,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A consistent copy of the SQLite ledger file, taken online (SQLite only) */
+        /**
+         * A consistent copy of the SQLite ledger file, taken online (SQLite only)
+         * @description Needs the `admin` scope.
+         */
         get: operations["backupLedger"];
         put?: never;
         post?: never;
