@@ -14,7 +14,7 @@ export const ErrorDetailSchema = z.object({
   id: 'ErrorDetail',
   example: { code: 'ambiguous_write', message: 'The outcome of the mutation is unknown; reconcile it.', requestId: 'iv-2026-12-01-a1', retryable: false, reconcile: '/v1/campaigns/camp-2026-q4/requests/iv-2026-12-01-a1/reconcile' }
 })
-export const ErrorBodySchema = z.object({ error: ErrorDetailSchema }).meta({ id: 'Error' })
+export const ErrorBodySchema = z.object({ error: ErrorDetailSchema })
 
 export const CapabilitySchema = z.object({
   state: z.enum(['available', 'tentative', 'unavailable']),
