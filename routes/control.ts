@@ -8,23 +8,71 @@ import type { MutationAnswer } from '../src/control/pipeline.js'
 import { validatorCompiler } from '../src/plugins/error-handler.js'
 import type { MutationOperation } from '../src/ledger/types.js'
 import {
-  AcceptedAnswerSchema, CampaignIdSchema, CanceledAnswerSchema, ControlViewSchema, LeaseAnswerSchema,
-  MUTATION_BODY_SCHEMAS, ReleasedAnswerSchema, RequestViewSchema, SubmittedAnswerSchema, controlErrorResponses
+  AcceptedAnswerSchema, CAMPAIGN_ID_EXAMPLE, CampaignIdSchema, CanceledAnswerSchema, ControlViewSchema, LeaseAnswerSchema,
+  MUTATION_BODY_SCHEMAS, ReleasedAnswerSchema, RequestViewSchema, SubmittedAnswerSchema
 } from '../schemas/control.js'
+import { AUTHENTICATED, MUTATION, NEEDS_LEASE, UPSTREAM_READ, USES_LEDGER, WITH_PATH_PARAMS, answers, type OkAnswer } from '../schemas/responses.js'
+import type { ErrorCode } from '../src/errors.js'
 
-const Params = z.strictObject({ campaignId: CampaignIdSchema })
-const Headers = z.looseObject({ 'idempotency-key': z.string().optional().describe('the request id, instead of requestId in the body') })
+const Params = z.strictObject({ campaignId: CampaignIdSchema.meta({ example: CAMPAIGN_ID_EXAMPLE }) })
+const Headers = z.looseObject({ 'idempotency-key': z.string().optional().describe('The request id, instead of requestId in the body (8-128 characters of [A-Za-z0-9._:-]); both given, they must agree.').meta({ example: 'claim-2026-12-01-a1' }) })
 
 /** a resolved request replays as its record (docs/design.md#reconcile-and-acknowledge) */
 const or = <T extends z.ZodType>(s: T) => z.union([s, RequestViewSchema])
+const REPLAY_OF_RESOLVED = ' A request id whose ambiguous outcome was since resolved answers its Request record instead.'
 
-const MUTATIONS: Array<{ op: MutationOperation; path: string; summary: string; ok: Record<number, z.ZodType> }> = [
-  { op: 'claim', path: 'control/claim', summary: 'Claim the campaign\'s lease (claim_control)', ok: { 200: or(LeaseAnswerSchema) } },
-  { op: 'renew', path: 'control/renew', summary: 'Renew the lease, then read it back (renew_control + read_control)', ok: { 200: or(LeaseAnswerSchema) } },
-  { op: 'release', path: 'control/release', summary: 'Release the lease (release_control)', ok: { 200: or(ReleasedAnswerSchema) } },
-  { op: 'submit', path: 'submissions', summary: 'Submit work: non-blocking message/send; the task becomes the bound task', ok: { 202: SubmittedAnswerSchema, 200: RequestViewSchema } },
-  { op: 'intervene', path: 'interventions', summary: 'Send an intervention (intervene)', ok: { 200: or(AcceptedAnswerSchema) } },
-  { op: 'cancel', path: 'cancel', summary: 'Cancel the bound task (tasks/get, then the advertised cancel)', ok: { 200: or(CanceledAnswerSchema) } }
+const MUTATIONS: Array<{ op: MutationOperation; operationId: string; path: string; summary: string; ok: Record<number, OkAnswer>; errors: readonly ErrorCode[] }> = [
+  {
+    op: 'claim',
+    operationId: 'claimControl',
+    path: 'control/claim',
+    summary: 'Claim the campaign\'s lease (claim_control)',
+    ok: { 200: { schema: or(LeaseAnswerSchema), description: `The remote granted the lease: the caller is the campaign's controller until lease.expiresAt, at lease.epoch.${REPLAY_OF_RESOLVED}` } },
+    errors: [...MUTATION, 'upstream_invalid_response']
+  },
+  {
+    op: 'renew',
+    operationId: 'renewControl',
+    path: 'control/renew',
+    summary: 'Renew the lease, then read it back (renew_control + read_control)',
+    ok: { 200: { schema: or(LeaseAnswerSchema), description: `The remote renewed the lease and read_control shows exactly the renewed lease.${REPLAY_OF_RESOLVED}` } },
+    errors: [...MUTATION, ...NEEDS_LEASE, 'lease_readback_mismatch']
+  },
+  {
+    op: 'release',
+    operationId: 'releaseControl',
+    path: 'control/release',
+    summary: 'Release the lease (release_control)',
+    ok: { 200: { schema: or(ReleasedAnswerSchema), description: `The remote released the lease: the campaign has no controller.${REPLAY_OF_RESOLVED}` } },
+    errors: [...MUTATION, ...NEEDS_LEASE]
+  },
+  {
+    op: 'submit',
+    operationId: 'submitWork',
+    path: 'submissions',
+    summary: 'Submit work: non-blocking message/send; the task becomes the bound task',
+    ok: {
+      202: { schema: SubmittedAnswerSchema, description: 'The remote accepted the work as a task, which is now the campaign\'s bound task (the one cancel targets); follow it with GET /v1/tasks/{taskId}.' },
+      200: { schema: RequestViewSchema, description: 'A replay of a request id whose ambiguous outcome was since resolved: its Request record.' }
+    },
+    errors: [...MUTATION, ...NEEDS_LEASE]
+  },
+  {
+    op: 'intervene',
+    operationId: 'intervene',
+    path: 'interventions',
+    summary: 'Send an intervention (intervene)',
+    ok: { 200: { schema: or(AcceptedAnswerSchema), description: `The remote accepted the intervention.${REPLAY_OF_RESOLVED}` } },
+    errors: [...MUTATION, ...NEEDS_LEASE]
+  },
+  {
+    op: 'cancel',
+    operationId: 'cancelTask',
+    path: 'cancel',
+    summary: 'Cancel the bound task (tasks/get, then the advertised cancel)',
+    ok: { 200: { schema: or(CanceledAnswerSchema), description: `The remote canceled the campaign's bound task; state is the task's state as the remote answered the cancel.${REPLAY_OF_RESOLVED}` } },
+    errors: [...MUTATION, ...NEEDS_LEASE, 'no_bound_task']
+  }
 ]
 
 /**
@@ -52,7 +100,17 @@ function send (reply: FastifyReply, a: MutationAnswer): FastifyReply {
 const control: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/campaigns/:campaignId/control', {
     config: { scope: 'read' },
-    schema: { tags: ['control'], summary: 'The campaign\'s lease as the remote reports it now (read_control)', params: Params, querystring: z.strictObject({}), response: { 200: ControlViewSchema, ...controlErrorResponses } }
+    schema: {
+      operationId: 'getControl',
+      tags: ['control'],
+      summary: 'The campaign\'s lease as the remote reports it now (read_control)',
+      description: 'Always a fresh read_control, never coalesced; its answer becomes the lease the gateway knows.',
+      params: Params,
+      querystring: z.strictObject({}),
+      ...answers({
+        200: { schema: ControlViewSchema, description: 'The lease the remote reports now; lease is null when the campaign has none.' }
+      }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...USES_LEDGER, ...UPSTREAM_READ])
+    }
   }, async (request) => ({ campaignId: request.params.campaignId, lease: await app.control.readControl(request.params.campaignId) }))
 
   for (const m of MUTATIONS) {
@@ -60,13 +118,14 @@ const control: FastifyPluginAsyncZod = async (app) => {
       config: { scope: 'control' },
       validatorCompiler: bodyToPipeline,
       schema: {
+        operationId: m.operationId,
         tags: ['control'],
         summary: m.summary,
         description: 'Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.',
         params: Params,
         headers: Headers,
         body: MUTATION_BODY_SCHEMAS[m.op],
-        response: { ...m.ok, ...controlErrorResponses }
+        ...answers(m.ok, m.errors, { replays: true })
       }
     }, async (request, reply) => {
       const answer = await app.control.mutate({

@@ -10,16 +10,19 @@ import { join } from 'node:path'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { GatewayError } from '../src/errors.js'
-import { errorResponses } from '../schemas/rest.js'
+import { AUTHENTICATED, USES_LEDGER, answers } from '../schemas/responses.js'
 
 const ledger: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/admin/ledger/backup', {
     config: { scope: 'admin' },
     schema: {
+      operationId: 'backupLedger',
       tags: ['ledger'],
       summary: 'A consistent copy of the SQLite ledger file, taken online (SQLite only)',
       querystring: z.strictObject({}),
-      response: { 200: z.any().describe('the SQLite database file (application/vnd.sqlite3)'), ...errorResponses }
+      ...answers({
+        200: { schema: z.any(), mediaType: 'application/vnd.sqlite3', description: 'The SQLite database file, copied with SQLite\'s online backup API while the gateway runs.' }
+      }, [...AUTHENTICATED, ...USES_LEDGER, 'not_found'])
     }
   }, async (_request, reply) => {
     const backupTo = app.ledger.backupTo

@@ -3,22 +3,32 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { ArgusOperation } from '../src/argus/envelope.js'
-import { ArgusReadResponseSchema, errorResponses } from '../schemas/rest.js'
+import { ArgusReadResponseSchema } from '../schemas/rest.js'
+import { ARGUS_READ, AUTHENTICATED, answers } from '../schemas/responses.js'
 import { trustedSerializer } from '../src/trusted-serializer.js'
 
-const ROUTES: Array<[string, ArgusOperation, string]> = [
-  ['/v1/supervisor/health', 'supervisor.health', 'Argus supervisor health'],
-  ['/v1/supervisor/status', 'supervisor.status', 'Argus supervisor status'],
-  ['/v1/campaigns', 'campaign.list', 'Argus campaign list']
+const ROUTES: Array<[string, ArgusOperation, string, string]> = [
+  ['/v1/supervisor/health', 'supervisor.health', 'getSupervisorHealth', 'Argus supervisor health'],
+  ['/v1/supervisor/status', 'supervisor.status', 'getSupervisorStatus', 'Argus supervisor status'],
+  ['/v1/campaigns', 'campaign.list', 'listCampaigns', 'Argus campaign list']
 ]
 
 const supervisor: FastifyPluginAsyncZod = async (app) => {
-  for (const [url, operation, summary] of ROUTES) {
+  for (const [url, operation, operationId, summary] of ROUTES) {
     app.get(url, {
       config: { scope: 'read' },
       // built by the reader: JSON.stringify, not the zod serializer (docs/design.md#hot-path)
       serializerCompiler: trustedSerializer,
-      schema: { tags: ['argus'], summary, querystring: z.strictObject({}), response: { 200: ArgusReadResponseSchema, ...errorResponses } }
+      schema: {
+        operationId,
+        tags: ['argus'],
+        summary,
+        description: `One ${operation} read of the remote's Argus supervisor; identical reads in flight share one upstream call.`,
+        querystring: z.strictObject({}),
+        ...answers({
+          200: { schema: ArgusReadResponseSchema, description: `The remote's ${operation} payload as it answered it, with the request id the read carried.` }
+        }, [...AUTHENTICATED, ...ARGUS_READ])
+      }
     }, async () => await app.argus.read(operation))
   }
 }

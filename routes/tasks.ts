@@ -6,7 +6,7 @@ import { GatewayError } from '../src/errors.js'
 import { projectTask } from '../src/tasks/projection.js'
 import { trustedSerializer } from '../src/trusted-serializer.js'
 import { TaskIdSchema, TaskProjectionSchema } from '../schemas/task.js'
-import { errorResponses } from '../schemas/rest.js'
+import { AUTHENTICATED, UPSTREAM_READ, WITH_PATH_PARAMS, answers } from '../schemas/responses.js'
 
 const tasks: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/tasks/:taskId', {
@@ -14,11 +14,14 @@ const tasks: FastifyPluginAsyncZod = async (app) => {
     // built field by field by projectTask: JSON.stringify, not the zod serializer (docs/design.md#hot-path)
     serializerCompiler: trustedSerializer,
     schema: {
+      operationId: 'getTask',
       tags: ['tasks'],
       summary: 'A task as an attempt outcome: state, campaign metadata, bounded artifacts',
       params: z.strictObject({ taskId: TaskIdSchema }),
       querystring: z.strictObject({}),
-      response: { 200: TaskProjectionSchema, ...errorResponses }
+      ...answers({
+        200: { schema: TaskProjectionSchema, description: 'The task as the remote reports it now (tasks/get, historyLength 0), projected: history, metrics and stdout dropped, artifacts bounded. A completed state is an attempt outcome, never proof the mission was accepted.' }
+      }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...UPSTREAM_READ, 'not_found'])
     }
   }, async (request) => {
     const cap = app.discovery.capability('a2a.tasks.get')

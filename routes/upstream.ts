@@ -5,7 +5,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { DiscoverySnapshot } from '../src/discovery/discovery.js'
 import { skillIds } from '../schemas/card.js'
-import { UpstreamViewSchema, errorResponses } from '../schemas/rest.js'
+import { UpstreamViewSchema } from '../schemas/rest.js'
+import { AUTHENTICATED, WITH_BODY, answers } from '../schemas/responses.js'
 
 const str = (v: unknown): string | null => typeof v === 'string' ? v : null
 
@@ -52,12 +53,28 @@ export function upstreamView (s: DiscoverySnapshot) {
 const upstream: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/upstream', {
     config: { scope: 'read' },
-    schema: { tags: ['upstream'], summary: 'Card, mode and capabilities', response: { 200: UpstreamViewSchema, ...errorResponses } }
+    schema: {
+      operationId: 'getUpstream',
+      tags: ['upstream'],
+      summary: 'Card, mode and capabilities',
+      ...answers({
+        200: { schema: UpstreamViewSchema, description: 'The remote as discovery holds it now: the card summary, the mode, every capability with its state and reason, and what controller mode still misses. Read from memory: nothing is sent to the remote.' }
+      }, AUTHENTICATED)
+    }
   }, async () => upstreamView(app.discovery.snapshot()))
 
   app.post('/v1/upstream/refresh', {
     config: { scope: 'admin' },
-    schema: { tags: ['upstream'], summary: 'Re-run discovery now', body: z.strictObject({}).nullish(), response: { 200: UpstreamViewSchema, ...errorResponses } }
+    schema: {
+      operationId: 'refreshUpstream',
+      tags: ['upstream'],
+      summary: 'Re-run discovery now',
+      description: 'Fetches the agent card again (one refresh at a time: a refresh already running is shared). A failed fetch is not an error of this call: it keeps the last good card and shows in lastError and consecutiveFailures.',
+      body: z.strictObject({}).nullish(),
+      ...answers({
+        200: { schema: UpstreamViewSchema, description: 'The remote as discovery holds it after the refresh, as GET /v1/upstream answers it.' }
+      }, [...AUTHENTICATED, ...WITH_BODY])
+    }
   }, async () => upstreamView(await app.discovery.refresh()))
 }
 

@@ -2,7 +2,6 @@
 // (unknown keys are 400), the lease and request views, and each route's answer.
 import { z } from 'zod'
 import { MUTATION_OPERATIONS, RECORD_STATES, UNRESOLVED_STATES } from '../src/ledger/types.js'
-import { ErrorBodySchema, errorResponses } from './rest.js'
 
 // the messages follow the field's path (src/validation.ts): `ttlSeconds: must be between 15 and 3600`
 export const CampaignIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of [A-Za-z0-9._:-]')
@@ -17,27 +16,38 @@ const PartSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()) })
 ])
 
-export const ClaimBodySchema = z.strictObject({ requestId: RequestIdSchema.optional(), ttlSeconds: TtlSchema }).meta({ id: 'ClaimBody' })
-export const RenewBodySchema = z.strictObject({ requestId: RequestIdSchema.optional(), ttlSeconds: TtlSchema }).meta({ id: 'RenewBody' })
-export const ReleaseBodySchema = z.strictObject({ requestId: RequestIdSchema.optional() }).meta({ id: 'ReleaseBody' })
-export const CancelBodySchema = z.strictObject({ requestId: RequestIdSchema.optional() }).meta({ id: 'CancelBody' })
+// the document's examples (src/openapi/document.ts): one campaign's evening, 2026-12-01, lease
+// claimed at 23:50 UTC for 600 s; test/integration/openapi.test.ts sends them to a gateway
+const BodyRequestId = RequestIdSchema.optional().describe('The mutation\'s request id, unique across the ledger and sent upstream as request_id; or the Idempotency-Key header. Repeating it replays the stored answer.')
+const BodyTtl = TtlSchema.describe('How long the lease lasts from now, in seconds.')
+export const ClaimBodySchema = z.strictObject({ requestId: BodyRequestId, ttlSeconds: BodyTtl })
+  .meta({ id: 'ClaimBody', example: { requestId: 'claim-2026-12-01-a1', ttlSeconds: 600 } })
+export const RenewBodySchema = z.strictObject({ requestId: BodyRequestId, ttlSeconds: BodyTtl })
+  .meta({ id: 'RenewBody', example: { requestId: 'renew-2026-12-01-a2', ttlSeconds: 600 } })
+export const ReleaseBodySchema = z.strictObject({ requestId: BodyRequestId })
+  .meta({ id: 'ReleaseBody', example: { requestId: 'release-2026-12-01-a5' } })
+export const CancelBodySchema = z.strictObject({ requestId: BodyRequestId })
+  .meta({ id: 'CancelBody', example: { requestId: 'cancel-2026-12-01-a4' } })
 const PARTS_COUNT = 'must hold 1 to 16 parts'
 export const SubmitBodySchema = z.strictObject({
-  requestId: RequestIdSchema.optional(),
-  parts: z.array(PartSchema).min(1, PARTS_COUNT).max(16, PARTS_COUNT),
-  project: z.string().min(1).max(256).optional()
-}).meta({ id: 'SubmitBody' })
+  requestId: BodyRequestId,
+  parts: z.array(PartSchema).min(1, PARTS_COUNT).max(16, PARTS_COUNT).describe('The work, as the message\'s parts: text or a JSON object each.'),
+  project: z.string().min(1).max(256).optional().describe('The project to run it in; only where the remote advertises project selection.')
+}).meta({
+  id: 'SubmitBody',
+  example: { requestId: 'submit-2026-12-01-a3', parts: [{ kind: 'text', text: 'Train the baseline on the 2026-11 split.' }, { kind: 'data', data: { epochs: 12, seed: 7 } }] }
+})
 export const InterventionBodySchema = z.strictObject({
-  requestId: RequestIdSchema.optional(),
+  requestId: BodyRequestId,
   intervention: z.record(z.string(), z.unknown()).refine(
     (v) => Buffer.byteLength(JSON.stringify(v), 'utf8') <= INTERVENTION_MAX_BYTES,
     'must be at most 16 KiB of JSON'
-  )
-}).meta({ id: 'InterventionBody' })
+  ).describe('A JSON object of at most 16 KiB, sent to the remote as the intervention.')
+}).meta({ id: 'InterventionBody', example: { requestId: 'iv-2026-12-01-a6', intervention: { action: 'pause', reason: 'GPU quota review' } } })
 export const AcknowledgeBodySchema = z.strictObject({
-  resolution: z.enum(['assume_applied', 'assume_not_applied']),
-  note: z.string().min(1).max(2000)
-}).meta({ id: 'AcknowledgeBody' })
+  resolution: z.enum(['assume_applied', 'assume_not_applied']).describe('What the admin decided the remote did with the request.'),
+  note: z.string().min(1).max(2000).describe('Why: kept with the resolution.')
+}).meta({ id: 'AcknowledgeBody', example: { resolution: 'assume_not_applied', note: 'read_control shows epoch 4 held by ctl-research-2 since 23:58; the old renewal cannot apply.' } })
 
 export const MUTATION_BODY_SCHEMAS = {
   claim: ClaimBodySchema,
@@ -49,14 +59,25 @@ export const MUTATION_BODY_SCHEMAS = {
 } as const
 export type MutationBodies = { [K in keyof typeof MUTATION_BODY_SCHEMAS]: z.infer<typeof MUTATION_BODY_SCHEMAS[K]> }
 
-export const LeaseSchema = z.object({ controllerId: z.string(), epoch: z.number().int(), expiresAt: z.number().int() }).meta({ id: 'Lease' })
+const LEASE_EXAMPLE = { controllerId: 'ctl-research-1', epoch: 3, expiresAt: 1796169600 }
+export const LeaseSchema = z.object({
+  controllerId: z.string().describe('The controller holding the lease: the controllerId of a caller with the control scope.'),
+  epoch: z.number().int().describe('The remote\'s controller epoch: each claim of the campaign raises it, and a mutation carrying an older one is refused.'),
+  expiresAt: z.number().int().describe('Unix seconds: when the lease ends.')
+}).meta({ id: 'Lease', example: LEASE_EXAMPLE })
 
-export const ControlViewSchema = z.object({ campaignId: z.string(), lease: LeaseSchema.nullable() }).meta({ id: 'Control' })
+export const ControlViewSchema = z.object({ campaignId: z.string(), lease: LeaseSchema.nullable() })
+  .meta({ id: 'Control', example: { campaignId: 'camp-2026-q4', lease: LEASE_EXAMPLE } })
 export const LeaseAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), lease: LeaseSchema })
+  .meta({ example: { requestId: 'claim-2026-12-01-a1', campaignId: 'camp-2026-q4', lease: LEASE_EXAMPLE } })
 export const ReleasedAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), released: z.literal(true) })
+  .meta({ example: { requestId: 'release-2026-12-01-a5', campaignId: 'camp-2026-q4', released: true } })
 export const AcceptedAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), accepted: z.literal(true) })
-export const SubmittedAnswerSchema = z.object({ requestId: z.string(), taskId: z.string(), state: z.string() })
+  .meta({ example: { requestId: 'iv-2026-12-01-a6', campaignId: 'camp-2026-q4', accepted: true } })
+export const SubmittedAnswerSchema = z.object({ requestId: z.string(), taskId: z.string(), state: z.string().describe('The task\'s A2A state as the remote answered the submission.') })
+  .meta({ example: { requestId: 'submit-2026-12-01-a3', taskId: 'task-7f3c2a91', state: 'submitted' } })
 export const CanceledAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), taskId: z.string(), state: z.string() })
+  .meta({ example: { requestId: 'cancel-2026-12-01-a4', campaignId: 'camp-2026-q4', taskId: 'task-7f3c2a91', state: 'canceled' } })
 
 export const ResolutionSchema = z.object({
   kind: z.enum(['reconcile', 'acknowledge']),
@@ -70,22 +91,44 @@ export const ResolutionSchema = z.object({
 export const RequestViewSchema = z.object({
   requestId: z.string(),
   operation: z.enum(MUTATION_OPERATIONS),
-  state: z.enum(RECORD_STATES),
+  state: z.enum(RECORD_STATES).describe('pending: sent or about to be, outcome not written; ambiguous: the outcome is unknown, reconcile it; not_applied: an ambiguous request resolved as never applied.'),
   caller: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: z.string().describe('ISO 8601'),
+  updatedAt: z.string().describe('ISO 8601'),
   campaignId: z.string().optional(),
-  controllerEpoch: z.number().int().nullable().optional(),
+  controllerEpoch: z.number().int().nullable().optional().describe('The epoch the mutation was sent under; null for a claim.'),
   taskId: z.string().nullable().optional(),
-  outcomeCode: z.string().nullable().optional(),
+  outcomeCode: z.string().nullable().optional().describe('The error code of its answer, when it was an error.'),
   reconcileFailures: z.number().int().optional(),
   resolution: ResolutionSchema.nullable().optional(),
-  params: z.unknown().optional(),
-  answer: z.object({ httpStatus: z.number().int(), body: z.unknown() }).optional()
-}).meta({ id: 'Request' })
+  params: z.unknown().optional().describe('The normalised body.'),
+  answer: z.object({ httpStatus: z.number().int(), body: z.unknown() }).optional().describe('The stored answer a replay of the request id gets.')
+}).meta({
+  id: 'Request',
+  description: 'A mutation record. To its own caller or an admin every field; to any other caller with read only requestId, operation, state, caller, createdAt and updatedAt.',
+  example: {
+    requestId: 'iv-2026-12-01-a6',
+    operation: 'intervene',
+    state: 'ambiguous',
+    caller: 'research-controller',
+    createdAt: '2026-12-01T23:52:10.114Z',
+    updatedAt: '2026-12-01T23:52:20.402Z',
+    campaignId: 'camp-2026-q4',
+    controllerEpoch: 3,
+    taskId: null,
+    outcomeCode: 'ambiguous_write',
+    reconcileFailures: 0,
+    resolution: null,
+    params: { requestId: 'iv-2026-12-01-a6', intervention: { action: 'pause', reason: 'GPU quota review' } },
+    answer: { httpStatus: 504, body: { error: { code: 'ambiguous_write', message: 'The outcome of the mutation is unknown; reconcile it.', requestId: 'iv-2026-12-01-a6', retryable: false, reconcile: '/v1/campaigns/camp-2026-q4/requests/iv-2026-12-01-a6/reconcile' } } }
+  }
+})
 export type RequestView = z.infer<typeof RequestViewSchema>
 
 export const RequestListSchema = z.object({ campaignId: z.string(), requests: z.array(RequestViewSchema) }).meta({ id: 'RequestList' })
+/** the path parameters' examples, as in the bodies' */
+export const CAMPAIGN_ID_EXAMPLE = 'camp-2026-q4'
+export const REQUEST_ID_EXAMPLE = 'iv-2026-12-01-a6'
 export const RequestListQuerySchema = z.strictObject({
   state: z.enum(RECORD_STATES).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100)
@@ -101,6 +144,3 @@ export const UnresolvedListSchema = z.object({
   requests: z.array(RequestViewSchema),
   nextCursor: z.string().nullable().describe('pass it as cursor for the next page; null when this page is the last')
 }).meta({ id: 'UnresolvedRequestList' })
-
-/** the read routes' error statuses plus the conflicts, the body cap and the id mismatch */
-export const controlErrorResponses = { ...errorResponses, 409: ErrorBodySchema, 413: ErrorBodySchema, 422: ErrorBodySchema } as const

@@ -2,16 +2,19 @@
 // type and OpenAPI.
 import { z } from 'zod'
 
-export const ErrorBodySchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    requestId: z.string().optional(),
-    retryable: z.boolean(),
-    missingPrerequisites: z.array(z.string()).optional(),
-    reconcile: z.string().optional()
-  })
-}).meta({ id: 'Error' })
+/** every failure's `error` (docs/design.md#errors); each operation's document narrows `code` to its own codes */
+export const ErrorDetailSchema = z.object({
+  code: z.string().describe('A code of the gateway\'s error table; each operation lists the codes it can answer, by status.'),
+  message: z.string().describe('The gateway\'s own words: never a remote message, a stack or a secret.'),
+  requestId: z.string().optional().describe('The request id of the mutation or Argus read the error is about.'),
+  retryable: z.boolean().describe('True only where the same request, sent again (after Retry-After when given), may succeed.'),
+  missingPrerequisites: z.array(z.string()).optional().describe('What is missing for the capability (503 capability_unavailable).'),
+  reconcile: z.string().optional().describe('The path that reconciles the request (504 ambiguous_write, 409 ambiguity_unresolved).')
+}).meta({
+  id: 'ErrorDetail',
+  example: { code: 'ambiguous_write', message: 'The outcome of the mutation is unknown; reconcile it.', requestId: 'iv-2026-12-01-a1', retryable: false, reconcile: '/v1/campaigns/camp-2026-q4/requests/iv-2026-12-01-a1/reconcile' }
+})
+export const ErrorBodySchema = z.object({ error: ErrorDetailSchema })
 
 export const CapabilitySchema = z.object({
   state: z.enum(['available', 'tentative', 'unavailable']),
@@ -48,15 +51,38 @@ export const UpstreamViewSchema = z.object({
   lastSuccessAt: z.string().nullable(),
   consecutiveFailures: z.number().int(),
   lastError: z.string().nullable(),
-  capabilities: z.record(z.string(), CapabilitySchema),
-  missingPrerequisites: z.array(z.string())
-}).meta({ id: 'Upstream' })
+  capabilities: z.record(z.string(), CapabilitySchema).describe('Every capability by name (argus.*, a2a.*, control.*), with its state and why.'),
+  missingPrerequisites: z.array(z.string()).describe('What controller mode misses; empty in controller mode.')
+}).meta({
+  id: 'Upstream',
+  example: {
+    mode: 'controller',
+    card: { name: 'OpenOperator', version: '1.0.0', protocolVersion: '0.3', path: '/.well-known/agent-card.json', sha256: '784d0014ab14dbe58387857a3032cf8057c5d9c8c8fe3cf61d85dcc6a662521c', skillIds: ['general_assistance', 'argus_supervisor_health', 'argus_supervisor_status', 'argus_campaign_list'] },
+    cardUrlMismatch: false,
+    protocol: { version: '0.3', reason: 'a card without supportedInterfaces (protocolVersion 0.3): A2A 0.3', refusedVersion: null, interfaces: [] },
+    signature: { state: 'absent', keyId: null, algorithm: null, reason: 'the card carries no signature (none required: GATEWAY_CARD_JWKS_FILE is not set)' },
+    nextRefreshAt: '2026-12-01T23:51:00.000Z',
+    lastRefreshAt: '2026-12-01T23:50:00.000Z',
+    lastSuccessAt: '2026-12-01T23:50:00.000Z',
+    consecutiveFailures: 0,
+    lastError: null,
+    capabilities: {
+      'argus.supervisor.health': { state: 'available', reason: 'card advertises skill id argus_supervisor_health' },
+      'a2a.tasks.get': { state: 'tentative', reason: 'not yet confirmed by a valid result' },
+      'control.claim_control': { state: 'available', reason: 'advertised as campaign/claim_control' }
+    },
+    missingPrerequisites: []
+  }
+})
 
 export const ArgusReadResponseSchema = z.object({
   operation: z.string(),
-  requestId: z.string(),
-  result: z.record(z.string(), z.unknown())
-}).meta({ id: 'ArgusRead' })
+  requestId: z.string().describe('The id the read carried upstream (JSON-RPC id and messageId).'),
+  result: z.record(z.string(), z.unknown()).describe('The remote\'s payload, as it answered it.')
+}).meta({
+  id: 'ArgusRead',
+  example: { operation: 'supervisor.health', requestId: 'argus-4288e9d3-2eae-4915-a832-db7207d901a5', result: { ok: true, backend: 'openoperator', checkedAt: '2026-12-01T23:50:01.207Z' } }
+})
 
 export const HealthSchema = z.object({ status: z.literal('ok') })
 export const ReadySchema = z.object({
@@ -68,9 +94,3 @@ export const ReadySchema = z.object({
   checks: z.object({ card: z.boolean(), ledger: z.boolean(), upstreamCircuit: z.enum(['closed', 'open', 'half_open']), redis: z.boolean().optional() }),
   mode: z.enum(['controller', 'observer'])
 })
-
-export const errorResponses = {
-  400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema,
-  429: ErrorBodySchema, 500: ErrorBodySchema, 501: ErrorBodySchema, 502: ErrorBodySchema,
-  503: ErrorBodySchema, 504: ErrorBodySchema
-} as const

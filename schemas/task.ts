@@ -38,5 +38,20 @@ export const TaskProjectionSchema = z.object({
   supervisor: SupervisorSchema.nullable(),
   artifacts: z.array(ProjectedArtifactSchema),
   artifactsTruncated: z.boolean()
-}).meta({ id: 'TaskProjection', description: 'A completed state is an attempt outcome, never proof the mission was accepted.' })
+}).meta({
+  id: 'TaskProjection',
+  description: 'A completed state is an attempt outcome, never proof the mission was accepted.',
+  example: {
+    taskId: 'task-7f3c2a91',
+    contextId: 'ctx-7f3c2a91',
+    state: 'completed',
+    outcomeScope: 'attempt',
+    supervisor: { revision: 4, stage: 'eval', runId: 'run-2026-12-01-3', attemptId: 'att-2', sourceSha: '5e1f0c0ffee0123456789abcdef0123456789abc', evidenceRevision: 2, evidenceRef: 'ev/run-2026-12-01-3', blocked: false },
+    artifacts: [
+      { artifactId: 'artifact-result', name: 'result', parts: [{ kind: 'data', data: { stage: 'eval', score: 0.91, passed: true } }] },
+      { artifactId: 'artifact-report', name: 'report', parts: [{ kind: 'file', file: { name: 'report.json', mimeType: 'application/json', uri: 'https://openoperator.example/artifacts/task-7f3c2a91/report.json', followed: false } }] }
+    ],
+    artifactsTruncated: false
+  }
+})
 export type TaskProjection = z.infer<typeof TaskProjectionSchema>
