@@ -92,7 +92,14 @@ export async function startFleet (): Promise<Fleet> {
   const nginx = nginxAvailable() ? await startNginx(upstream.url) : undefined
   const { child: gateway, log: gatewayLog } = await startGateway(dir, upstream.url, secret, token, 'gateway')
   return {
-    dir, token, secret, upstream, bare, nginx, gateway, gatewayLog,
+    dir,
+    token,
+    secret,
+    upstream,
+    bare,
+    nginx,
+    gateway,
+    gatewayLog,
     closeAll: async () => {
       await Promise.all([gateway.close(), bare.close(), nginx?.close()])
       await upstream.close()
@@ -146,7 +153,12 @@ const sumCalls = (s: ChildStats): number => Object.values(s.calls).reduce((a, b)
 const size = (path: string | undefined): number => { if (path === undefined) return 0; try { return statSync(path).size } catch { return 0 } }
 
 export async function measure (o: {
-  name: string; group: Row['group']; load: string; upstream: Child; probe?: Probe; log?: string
+  name: string;
+  group: Row['group'];
+  load: string;
+  upstream: Child;
+  probe?: Probe;
+  log?: string
   generate: () => Promise<LoadResult>
 }): Promise<Row> {
   o.probe?.reset()
@@ -255,70 +267,67 @@ export async function compare (): Promise<void> {
     const warm = async (origin: string, conns: number, next: (i: number) => Request): Promise<void> => { await closedLoop(origin, conns, WARMUP, next) }
 
     if (ONLY.has('uncached')) {
-    console.log('\nuncached GET /v1/tasks/:id (every id new), 32 connections, saturation')
-    await warm(upstream.url, 32, directTask)
-    rows.push(await measure({ name: 'direct', group: 'uncached', load: '32 conns', upstream, generate: () => closedLoop(upstream.url, 32, SECONDS, directTask) }))
-    await warm(f.bare.url, 32, bareTask)
-    rows.push(await measure({ name: 'bare Node proxy', group: 'uncached', load: '32 conns', upstream, probe: childProbe(f.bare), generate: () => closedLoop(f.bare.url, 32, SECONDS, bareTask) }))
-    rows.push(await fastifyFloor(upstream, async (floor) => {
-      await warm(floor.url, 32, bareTask)
-      return await measure({ name: FASTIFY_FLOOR, group: 'uncached', load: '32 conns', upstream, probe: childProbe(floor), generate: () => closedLoop(floor.url, 32, SECONDS, bareTask) })
-    }))
-    if (f.nginx !== undefined) {
-      const n = f.nginx
-      await warm(n.url, 32, directTask)
-      rows.push(await measure({ name: 'nginx proxy_pass', group: 'uncached', load: '32 conns', upstream, probe: nginxProbe(n), generate: () => closedLoop(n.url, 32, SECONDS, directTask) }))
-    }
-    await warm(f.gateway.url, 32, restTask(token))
-    rows.push(await measure({ name: 'gateway, uncached', group: 'uncached', load: '32 conns', upstream, probe: gw, log: f.gatewayLog, generate: () => closedLoop(f.gateway.url, 32, SECONDS, restTask(token)) }))
-
+      console.log('\nuncached GET /v1/tasks/:id (every id new), 32 connections, saturation')
+      await warm(upstream.url, 32, directTask)
+      rows.push(await measure({ name: 'direct', group: 'uncached', load: '32 conns', upstream, generate: () => closedLoop(upstream.url, 32, SECONDS, directTask) }))
+      await warm(f.bare.url, 32, bareTask)
+      rows.push(await measure({ name: 'bare Node proxy', group: 'uncached', load: '32 conns', upstream, probe: childProbe(f.bare), generate: () => closedLoop(f.bare.url, 32, SECONDS, bareTask) }))
+      rows.push(await fastifyFloor(upstream, async (floor) => {
+        await warm(floor.url, 32, bareTask)
+        return await measure({ name: FASTIFY_FLOOR, group: 'uncached', load: '32 conns', upstream, probe: childProbe(floor), generate: () => closedLoop(floor.url, 32, SECONDS, bareTask) })
+      }))
+      if (f.nginx !== undefined) {
+        const n = f.nginx
+        await warm(n.url, 32, directTask)
+        rows.push(await measure({ name: 'nginx proxy_pass', group: 'uncached', load: '32 conns', upstream, probe: nginxProbe(n), generate: () => closedLoop(n.url, 32, SECONDS, directTask) }))
+      }
+      await warm(f.gateway.url, 32, restTask(token))
+      rows.push(await measure({ name: 'gateway, uncached', group: 'uncached', load: '32 conns', upstream, probe: gw, log: f.gatewayLog, generate: () => closedLoop(f.gateway.url, 32, SECONDS, restTask(token)) }))
     }
     if (ONLY.has('coalesced')) {
-    console.log('\nGET /v1/supervisor/health, 64 connections, saturation')
-    await warm(upstream.url, 64, directHealth)
-    rows.push(await measure({ name: 'direct (message/send)', group: 'coalesced', load: '64 conns', upstream, generate: () => closedLoop(upstream.url, 64, SECONDS, directHealth) }))
-    await warm(f.gateway.url, 64, restHealth(token))
-    rows.push(await fastifyFloor(upstream, async (floor) => {
-      await warm(floor.url, 64, bareHealth)
-      return await measure({ name: FASTIFY_MEMORY, group: 'coalesced', load: '64 conns', upstream, probe: childProbe(floor), generate: () => closedLoop(floor.url, 64, SECONDS, bareHealth) })
-    }))
-    rows.push(await measure({ name: 'gateway, coalesced', group: 'coalesced', load: '64 conns', upstream, probe: gw, log: f.gatewayLog, generate: () => closedLoop(f.gateway.url, 64, SECONDS, restHealth(token)) }))
-    {
-      const { child, log } = await startGateway(f.dir, upstream.url, f.secret, token, 'gateway-nocoalesce', { BENCH_COALESCE: '0' })
-      try {
-        await warm(child.url, 64, restHealth(token))
-        rows.push(await measure({ name: 'gateway, coalescing off', group: 'coalesced', load: '64 conns', upstream, probe: childProbe(child), log, generate: () => closedLoop(child.url, 64, SECONDS, restHealth(token)) }))
-      } finally {
-        await child.close()
+      console.log('\nGET /v1/supervisor/health, 64 connections, saturation')
+      await warm(upstream.url, 64, directHealth)
+      rows.push(await measure({ name: 'direct (message/send)', group: 'coalesced', load: '64 conns', upstream, generate: () => closedLoop(upstream.url, 64, SECONDS, directHealth) }))
+      await warm(f.gateway.url, 64, restHealth(token))
+      rows.push(await fastifyFloor(upstream, async (floor) => {
+        await warm(floor.url, 64, bareHealth)
+        return await measure({ name: FASTIFY_MEMORY, group: 'coalesced', load: '64 conns', upstream, probe: childProbe(floor), generate: () => closedLoop(floor.url, 64, SECONDS, bareHealth) })
+      }))
+      rows.push(await measure({ name: 'gateway, coalesced', group: 'coalesced', load: '64 conns', upstream, probe: gw, log: f.gatewayLog, generate: () => closedLoop(f.gateway.url, 64, SECONDS, restHealth(token)) }))
+      {
+        const { child, log } = await startGateway(f.dir, upstream.url, f.secret, token, 'gateway-nocoalesce', { BENCH_COALESCE: '0' })
+        try {
+          await warm(child.url, 64, restHealth(token))
+          rows.push(await measure({ name: 'gateway, coalescing off', group: 'coalesced', load: '64 conns', upstream, probe: childProbe(child), log, generate: () => closedLoop(child.url, 64, SECONDS, restHealth(token)) }))
+        } finally {
+          await child.close()
+        }
       }
-    }
-
     }
     if (ONLY.has('steady')) {
-    console.log(`\nsteady ${RATE} req/s open loop, uncached GET /v1/tasks/:id, latency from each request's due time`)
-    const steady = `${RATE} req/s`
-    rows.push(await measure({ name: 'direct, steady', group: 'steady', load: steady, upstream, generate: () => openLoop(upstream.url, RATE, SECONDS, directTask) }))
-    rows.push(await measure({ name: 'bare Node proxy, steady', group: 'steady', load: steady, upstream, probe: childProbe(f.bare), generate: () => openLoop(f.bare.url, RATE, SECONDS, bareTask) }))
-    if (f.nginx !== undefined) {
-      const n = f.nginx
-      rows.push(await measure({ name: 'nginx proxy_pass, steady', group: 'steady', load: steady, upstream, probe: nginxProbe(n), generate: () => openLoop(n.url, RATE, SECONDS, directTask) }))
-    }
-    rows.push(await measure({ name: 'gateway, steady', group: 'steady', load: steady, upstream, probe: gw, log: f.gatewayLog, generate: () => openLoop(f.gateway.url, RATE, SECONDS, restTask(token)) }))
-
+      console.log(`\nsteady ${RATE} req/s open loop, uncached GET /v1/tasks/:id, latency from each request's due time`)
+      const steady = `${RATE} req/s`
+      rows.push(await measure({ name: 'direct, steady', group: 'steady', load: steady, upstream, generate: () => openLoop(upstream.url, RATE, SECONDS, directTask) }))
+      rows.push(await measure({ name: 'bare Node proxy, steady', group: 'steady', load: steady, upstream, probe: childProbe(f.bare), generate: () => openLoop(f.bare.url, RATE, SECONDS, bareTask) }))
+      if (f.nginx !== undefined) {
+        const n = f.nginx
+        rows.push(await measure({ name: 'nginx proxy_pass, steady', group: 'steady', load: steady, upstream, probe: nginxProbe(n), generate: () => openLoop(n.url, RATE, SECONDS, directTask) }))
+      }
+      rows.push(await measure({ name: 'gateway, steady', group: 'steady', load: steady, upstream, probe: gw, log: f.gatewayLog, generate: () => openLoop(f.gateway.url, RATE, SECONDS, restTask(token)) }))
     }
     if (ONLY.has('sanity')) {
-    console.log('\nsanity: the gateway against the simulator (its own process), GET /v1/supervisor/health, coalescing off, 32 connections')
-    {
-      const sim = await startChild('./simulator-sanity-child.ts', { BENCH_SIM_SECRET: f.secret })
-      const { child, log } = await startGateway(f.dir, sim.url, f.secret, token, 'gateway-sim', { BENCH_COALESCE: '0' })
-      try {
-        await warm(child.url, 32, restHealth(token))
-        rows.push(await measure({ name: 'gateway → simulator (sanity)', group: 'sanity', load: '32 conns', upstream: sim, probe: childProbe(child), log, generate: () => closedLoop(child.url, 32, SECONDS, restHealth(token)) }))
-      } finally {
-        await child.close()
-        await sim.close()
+      console.log('\nsanity: the gateway against the simulator (its own process), GET /v1/supervisor/health, coalescing off, 32 connections')
+      {
+        const sim = await startChild('./simulator-sanity-child.ts', { BENCH_SIM_SECRET: f.secret })
+        const { child, log } = await startGateway(f.dir, sim.url, f.secret, token, 'gateway-sim', { BENCH_COALESCE: '0' })
+        try {
+          await warm(child.url, 32, restHealth(token))
+          rows.push(await measure({ name: 'gateway → simulator (sanity)', group: 'sanity', load: '32 conns', upstream: sim, probe: childProbe(child), log, generate: () => closedLoop(child.url, 32, SECONDS, restHealth(token)) }))
+        } finally {
+          await child.close()
+          await sim.close()
+        }
       }
-    }
     }
   } finally {
     await f.closeAll()

@@ -67,7 +67,6 @@ export async function closedLoop (origin: string, connections: number, seconds: 
   return summarise(h, { seconds: r.duration, sent: r.requests.sent, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors + r.timeouts, firstFailure })
 }
 
-
 /** steady rate: request i due at start + i / rate, latency from its due time */
 export async function openLoop (origin: string, rate: number, seconds: number, next: (i: number) => Request): Promise<LoadResult> {
   const pool = new Pool(origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 })

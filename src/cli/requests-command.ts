@@ -76,7 +76,7 @@ function only (p: Parsed, allowed: string[], positional: number): void {
   for (const f of [...p.flags.keys(), ...p.bools]) {
     if (!allowed.includes(f) && f !== '--url' && f !== '--json' && f !== '--help') throw new UsageError(`${f} does not apply here`)
   }
-  if (p.positional.length !== positional) throw new UsageError(positional === 0 ? `unexpected argument ${p.positional[0] ?? ''}` : `needs <campaignId> <requestId>`)
+  if (p.positional.length !== positional) throw new UsageError(positional === 0 ? `unexpected argument ${p.positional[0] ?? ''}` : 'needs <campaignId> <requestId>')
 }
 
 interface Answer { status: number; retryAfter: string | undefined; body: unknown }

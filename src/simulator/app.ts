@@ -12,7 +12,7 @@ import { rpcRoutes } from './rpc-routes.js'
 import type { SimulatorState } from './state.js'
 import type { ReceivedRequest, SimulatorOptions } from './types.js'
 
-export function buildSimulatorApp(state: SimulatorState, tls: SimulatorOptions['tls']): FastifyInstance {
+export function buildSimulatorApp (state: SimulatorState, tls: SimulatorOptions['tls']): FastifyInstance {
   const app = Fastify({
     logger: false,
     // Close must not wait for a client stuck on an injected delay or an endless body.
@@ -49,7 +49,7 @@ export function buildSimulatorApp(state: SimulatorState, tls: SimulatorOptions['
   return app
 }
 
-function flatten(headers: http.IncomingHttpHeaders): Record<string, string> {
+function flatten (headers: http.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value

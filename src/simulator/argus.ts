@@ -17,18 +17,18 @@ export type ArgusDecision =
   | { ok: true; operation: string; requestId: string; payload: Payload }
   | { ok: false; code: ArgusErrorCode }
 
-export function isArgusRead(message: ArgusMessage): boolean {
+export function isArgusRead (message: ArgusMessage): boolean {
   return message.metadata !== undefined && Object.hasOwn(message.metadata, ARGUS_URN)
 }
 
 /** The operation named by a raw (unvalidated) request body, for matching faults. */
-export function argusOperationOf(params: unknown): string | undefined {
+export function argusOperationOf (params: unknown): string | undefined {
   const envelope = field(field(field(params, 'message'), 'metadata'), ARGUS_URN)
   const operation = field(envelope, 'operation')
   return typeof operation === 'string' ? operation : undefined
 }
 
-export function decideArgus(message: ArgusMessage, enabled: boolean): ArgusDecision {
+export function decideArgus (message: ArgusMessage, enabled: boolean): ArgusDecision {
   const envelope = message.metadata?.[ARGUS_URN]
   const operation = field(envelope, 'operation')
   // The legacy snake_case key is accepted; answers always use requestId.
@@ -46,7 +46,7 @@ export function decideArgus(message: ArgusMessage, enabled: boolean): ArgusDecis
   return { ok: true, operation, requestId, payload: argusPayload(operation, requestId) }
 }
 
-function argusPayload(operation: string, requestId: string): Payload {
+function argusPayload (operation: string, requestId: string): Payload {
   if (operation === 'supervisor.health') {
     return { ok: true, operation, requestId, backend: 'simulated', checkedAt: new Date().toISOString() }
   }
@@ -70,7 +70,7 @@ export interface RpcErrorBody {
 }
 
 /** The JSON-RPC error for a placement that uses one; the default delivery is 'rpc-default'. */
-export function argusRpcError(code: ArgusErrorCode, placement: 'rpc-default' | 'rpc-data' | 'rpc-message'): RpcErrorBody {
+export function argusRpcError (code: ArgusErrorCode, placement: 'rpc-default' | 'rpc-data' | 'rpc-message'): RpcErrorBody {
   const rpcCode = code === 'invalid_argus_envelope' ? -32602 : -32000
   if (placement === 'rpc-message') return { code: rpcCode, message: code }
   if (placement === 'rpc-data') return { code: rpcCode, message: 'Argus request failed', data: { code } }
@@ -78,14 +78,14 @@ export function argusRpcError(code: ArgusErrorCode, placement: 'rpc-default' | '
 }
 
 /** The data payload for placements that deliver the code inside a task. */
-export function argusErrorPayload(code: ArgusErrorCode, placement: ArgusErrorPlacement): Payload {
+export function argusErrorPayload (code: ArgusErrorCode, placement: ArgusErrorPlacement): Payload {
   return placement === 'payload-object' ? { error: { code } } : { error: code }
 }
 
-function field(value: unknown, key: string): unknown {
+function field (value: unknown, key: string): unknown {
   return isObject(value) ? value[key] : undefined
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

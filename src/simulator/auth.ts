@@ -5,7 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
 import type { AuthScheme } from './types.js'
 
-export function isAuthorized(headers: IncomingHttpHeaders, secret: string | undefined, schemes: AuthScheme[]): boolean {
+export function isAuthorized (headers: IncomingHttpHeaders, secret: string | undefined, schemes: AuthScheme[]): boolean {
   if (secret === undefined) return true
   const candidates: string[] = []
   if (schemes.includes('bearer')) {
@@ -19,12 +19,12 @@ export function isAuthorized(headers: IncomingHttpHeaders, secret: string | unde
   return candidates.some((candidate) => sameSecret(candidate, secret))
 }
 
-function single(value: string | string[] | undefined): string | undefined {
+function single (value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? undefined : value
 }
 
 // Hashing first gives equal-length inputs, so the comparison leaks neither content nor length.
-function sameSecret(candidate: string, secret: string): boolean {
+function sameSecret (candidate: string, secret: string): boolean {
   const a = createHash('sha256').update(candidate).digest()
   const b = createHash('sha256').update(secret).digest()
   return timingSafeEqual(a, b)

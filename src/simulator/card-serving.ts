@@ -12,7 +12,7 @@ import { controlExtension } from './control-options.js'
 import type { SimulatorState } from './state.js'
 
 /** The card of one version, transformed but not yet signed. */
-export function currentCard(state: SimulatorState, version: '0.3' | '1.0'): Record<string, unknown> {
+export function currentCard (state: SimulatorState, version: '0.3' | '1.0'): Record<string, unknown> {
   const opts = { argusEnabled: state.opts.argusEnabled, authSchemes: state.opts.secret === undefined ? undefined : state.opts.authSchemes }
   const versions = state.opts.protocol === 'dual' ? ['1.0', '0.3'] : ['1.0']
   const card = version === '1.0' ? v1Card(state.origin, versions, opts) : defaultCard(state.origin, opts)
@@ -27,7 +27,7 @@ export function currentCard(state: SimulatorState, version: '0.3' | '1.0'): Reco
 }
 
 /** The exact body of the card this version is served. */
-export async function cardBody(state: SimulatorState, version: '0.3' | '1.0'): Promise<string> {
+export async function cardBody (state: SimulatorState, version: '0.3' | '1.0'): Promise<string> {
   let card = currentCard(state, version)
   if (version === '0.3' && state.opts.protocol === 'dual') {
     if (state.signer.enabled) {
@@ -42,7 +42,7 @@ export async function cardBody(state: SimulatorState, version: '0.3' | '1.0'): P
 }
 
 /** Writes the card (or a 304) with the caching headers; returns the status sent. */
-export function sendCard(state: SimulatorState, request: FastifyRequest, reply: FastifyReply, body: string): number {
+export function sendCard (state: SimulatorState, request: FastifyRequest, reply: FastifyReply, body: string): number {
   if (state.opts.protocol === 'dual') reply.header('vary', 'A2A-Version')
   const cache = state.opts.cardCache
   if (cache !== undefined) {
@@ -58,12 +58,12 @@ export function sendCard(state: SimulatorState, request: FastifyRequest, reply: 
   return 200
 }
 
-export function etagOf(body: string): string {
+export function etagOf (body: string): string {
   return `W/"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`
 }
 
 /** If-None-Match's weak comparison (RFC 9110 §13.1.2): `*`, or any listed tag equal but for `W/`. */
-function matchesIfNoneMatch(header: string | string[] | undefined, etag: string): boolean {
+function matchesIfNoneMatch (header: string | string[] | undefined, etag: string): boolean {
   if (header === undefined) return false
   const value = Array.isArray(header) ? header.join(',') : header
   if (value.trim() === '*') return true

@@ -21,12 +21,12 @@ export class CardSigner {
   private keys: CardSigningKey[] = []
   private readonly signed = new Map<string, Signed>()
 
-  constructor(signing?: CardSigningOptions) {
+  constructor (signing?: CardSigningOptions) {
     this.set(signing)
   }
 
   /** New keys (none: cards go out unsigned); what the old ones signed is forgotten. */
-  set(signing: CardSigningOptions | undefined): void {
+  set (signing: CardSigningOptions | undefined): void {
     const keys = signing?.keys ?? []
     if (signing !== undefined && keys.length === 0) throw new TypeError('cardSigning needs at least one key')
     for (const key of keys) {
@@ -37,7 +37,7 @@ export class CardSigner {
     this.signed.clear()
   }
 
-  get enabled(): boolean {
+  get enabled (): boolean {
     return this.keys.length > 0
   }
 
@@ -45,7 +45,7 @@ export class CardSigner {
    * The card as served: its own `signatures` (a transform may plant some) followed by one per
    * key, or the card untouched when there are no keys. `slot` names the version's card.
    */
-  async sign(slot: string, card: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async sign (slot: string, card: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (this.keys.length === 0) return card
     const unsigned = JSON.stringify(card)
     let entry = this.signed.get(slot)
@@ -64,14 +64,14 @@ export class CardSigner {
 }
 
 /** JCS of the card without `signatures`, after cleanEmpty: the bytes every signature covers. */
-export function canonicalPayload(card: Record<string, unknown>): string {
+export function canonicalPayload (card: Record<string, unknown>): string {
   const { signatures: _signatures, ...rest } = card
   const cleaned = cleanEmpty(rest)
   return cleaned === null ? '{}' : (canonicalize(cleaned) ?? '{}')
 }
 
 /** The SDK's cleanEmpty: null, undefined, "", and lists or objects left empty become null (dropped). */
-export function cleanEmpty(value: unknown): unknown {
+export function cleanEmpty (value: unknown): unknown {
   if (value === '' || value === null || value === undefined) return null
   if (Array.isArray(value)) {
     const kept = value.map((v) => cleanEmpty(v)).filter((v) => v !== null)
@@ -88,7 +88,7 @@ export function cleanEmpty(value: unknown): unknown {
   return value
 }
 
-async function signAll(keys: CardSigningKey[], payload: string): Promise<CardSignature[]> {
+async function signAll (keys: CardSigningKey[], payload: string): Promise<CardSignature[]> {
   const bytes = new TextEncoder().encode(payload)
   return Promise.all(
     keys.map(async (key) => {

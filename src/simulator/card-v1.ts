@@ -10,11 +10,11 @@ import { cardSkills } from './card.js'
 const MODES = ['application/json']
 
 /** One JSON-RPC interface per version the server speaks, all at /a2a/. */
-export function supportedInterfaces(origin: string, versions: string[]): Array<Record<string, unknown>> {
+export function supportedInterfaces (origin: string, versions: string[]): Array<Record<string, unknown>> {
   return versions.map((protocolVersion) => ({ url: `${origin}/a2a/`, protocolBinding: 'JSONRPC', protocolVersion }))
 }
 
-export function v1Card(origin: string, versions: string[], opts: CardOptions = {}): Record<string, unknown> {
+export function v1Card (origin: string, versions: string[], opts: CardOptions = {}): Record<string, unknown> {
   const card: Record<string, unknown> = {
     name: 'OpenOperator',
     description: 'OpenOperator autonomous operator (simulated).',

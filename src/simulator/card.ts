@@ -20,7 +20,7 @@ const ARGUS = [
 ]
 
 /** The skills both card versions list (the same shape in v0.3 and v1.0). */
-export function cardSkills(opts: CardOptions): Array<Record<string, unknown>> {
+export function cardSkills (opts: CardOptions): Array<Record<string, unknown>> {
   return [GENERAL, ...(opts.argusEnabled === false ? [] : ARGUS)].map((s) => ({
     ...s,
     tags: s.id === 'general_assistance' ? ['assistant'] : ['argus', 'read-only'],
@@ -29,7 +29,7 @@ export function cardSkills(opts: CardOptions): Array<Record<string, unknown>> {
   }))
 }
 
-export function defaultCard(origin: string, opts: CardOptions = {}): Record<string, unknown> {
+export function defaultCard (origin: string, opts: CardOptions = {}): Record<string, unknown> {
   const skills = cardSkills(opts)
   const card: Record<string, unknown> = {
     name: 'OpenOperator',

@@ -35,52 +35,52 @@ export class ControlBook {
   private readonly log: AppliedMutation[] = []
   private readonly arrivals: ReceivedMutation[] = []
 
-  constructor(private readonly clock: () => number) {}
+  constructor (private readonly clock: () => number) {}
 
-  now(): number {
+  now (): number {
     return this.clock() + this.offset
   }
 
-  nowSeconds(): number {
+  nowSeconds (): number {
     return Math.floor(this.now() / 1000)
   }
 
-  advance(ms: number): void {
+  advance (ms: number): void {
     if (!(ms >= 0)) throw new TypeError('advanceClock takes a non-negative number of ms')
     this.offset += ms
   }
 
   /** The stored lease, expired or not. */
-  storedLease(campaignId: string): Lease | null {
+  storedLease (campaignId: string): Lease | null {
     return this.campaigns.get(campaignId)?.lease ?? null
   }
 
   /** The lease while it is unexpired, else null. */
-  liveLease(campaignId: string): Lease | null {
+  liveLease (campaignId: string): Lease | null {
     const lease = this.storedLease(campaignId)
     return lease !== null && this.now() < lease.expires_at * 1000 ? { ...lease } : null
   }
 
-  currentEpoch(campaignId: string): number {
+  currentEpoch (campaignId: string): number {
     return this.campaigns.get(campaignId)?.epoch ?? 0
   }
 
-  setLease(campaignId: string, lease: Lease | null): void {
+  setLease (campaignId: string, lease: Lease | null): void {
     const campaign = this.campaign(campaignId)
     campaign.lease = lease === null ? null : { ...lease }
     if (lease !== null) campaign.epoch = lease.epoch
   }
 
   /** A mutating request reached its handler, before anything about it is checked. */
-  countReceipt(requestId: string, operation: MutationOperation, campaignId: unknown): void {
+  countReceipt (requestId: string, operation: MutationOperation, campaignId: unknown): void {
     this.arrivals.push({ requestId, operation, campaignId: typeof campaignId === 'string' && campaignId !== '' ? campaignId : null, at: this.now() })
   }
 
-  received(): ReceivedMutation[] {
+  received (): ReceivedMutation[] {
     return this.arrivals.map((entry) => ({ ...entry }))
   }
 
-  requestCounts(): Map<string, number> {
+  requestCounts (): Map<string, number> {
     const counts = new Map<string, number>()
     for (const { requestId } of this.arrivals) counts.set(requestId, (counts.get(requestId) ?? 0) + 1)
     return counts
@@ -90,36 +90,36 @@ export class ControlBook {
    * Taken before a mutation runs: the campaign's epoch, and whether the sender holds a live
    * lease at its own epoch (a claimer: at any epoch, since a claim carries none).
    */
-  witness(campaignId: string, operation: MutationOperation, sender: Sender): Witness {
+  witness (campaignId: string, operation: MutationOperation, sender: Sender): Witness {
     const live = this.liveLease(campaignId)
     const leaseLive = live !== null && live.controller_id === sender.controllerId && (operation === 'claim_control' || live.epoch === sender.epoch)
     return { currentEpoch: this.currentEpoch(campaignId), leaseLive }
   }
 
-  stored(campaignId: string, requestId: string): StoredResult | undefined {
+  stored (campaignId: string, requestId: string): StoredResult | undefined {
     return this.campaigns.get(campaignId)?.results.get(requestId)
   }
 
   /** An applied mutation: its stored result, and its log entry with the witness taken before it ran. */
-  record(campaignId: string, requestId: string, stored: StoredResult, sender: Sender, before: Witness): void {
+  record (campaignId: string, requestId: string, stored: StoredResult, sender: Sender, before: Witness): void {
     this.campaign(campaignId).results.set(requestId, structuredClone(stored))
     const { controllerId, epoch } = sender
     this.log.push({ operation: stored.operation, requestId, campaignId, at: this.now(), controllerId, epoch, currentEpoch: before.currentEpoch, leaseLive: before.leaseLive })
   }
 
-  applied(): AppliedMutation[] {
+  applied (): AppliedMutation[] {
     return this.log.map((entry) => ({ ...entry }))
   }
 
-  addIntervention(campaignId: string, record: InterventionRecord): void {
+  addIntervention (campaignId: string, record: InterventionRecord): void {
     this.campaign(campaignId).interventions.push(structuredClone(record))
   }
 
-  interventions(campaignId: string): InterventionRecord[] {
+  interventions (campaignId: string): InterventionRecord[] {
     return structuredClone(this.campaigns.get(campaignId)?.interventions ?? [])
   }
 
-  private campaign(campaignId: string): Campaign {
+  private campaign (campaignId: string): Campaign {
     let campaign = this.campaigns.get(campaignId)
     if (campaign === undefined) {
       campaign = { lease: null, epoch: 0, results: new Map(), interventions: [] }

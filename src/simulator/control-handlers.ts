@@ -30,7 +30,7 @@ import type { ControlOperation } from './types.js'
  * The operation a method name serves; 'removed' for the wire's standard cancel
  * (`tasks/cancel`, v1.0 `CancelTask`) when cancel is nulled out.
  */
-export function controlRoute(control: ResolvedControl | undefined, method: string, standardCancel = 'tasks/cancel'): ControlOperation | 'removed' | undefined {
+export function controlRoute (control: ResolvedControl | undefined, method: string, standardCancel = 'tasks/cancel'): ControlOperation | 'removed' | undefined {
   if (control === undefined) return undefined
   const op = CONTROL_OPERATIONS.find((o) => control.methods[o] === method)
   if (op !== undefined) return op
@@ -39,7 +39,7 @@ export function controlRoute(control: ResolvedControl | undefined, method: strin
 
 type Ctx = { control: ResolvedControl; book: ControlBook; rpcId: unknown }
 
-export function handleControl(control: ResolvedControl, book: ControlBook, op: Exclude<ControlOperation, 'cancel'>, rpcId: unknown, params: unknown): RpcOutcome {
+export function handleControl (control: ResolvedControl, book: ControlBook, op: Exclude<ControlOperation, 'cancel'>, rpcId: unknown, params: unknown): RpcOutcome {
   const ctx: Ctx = { control, book, rpcId }
   if (op === 'read_control') {
     return parsed(ctx, ReadControlParams, params, (p) => rpcResult(rpcId, { lease: book.liveLease(p.campaign_id) }))
@@ -77,7 +77,7 @@ export function handleControl(control: ResolvedControl, book: ControlBook, op: E
 type Schema = z.ZodType<{ campaign_id: string; request_id: string; constraints?: unknown; controller_id: string; controller_epoch?: number }>
 
 /** Validate, then at most once: policy, then (for lease holders' mutations) authority, then apply. */
-function mutation<S extends Schema>(ctx: Ctx, operation: 'claim_control' | 'renew_control' | 'release_control' | 'intervene', schema: S, params: unknown, apply: (p: z.infer<S>) => Attempt, needsLease = false): RpcOutcome {
+function mutation<S extends Schema> (ctx: Ctx, operation: 'claim_control' | 'renew_control' | 'release_control' | 'intervene', schema: S, params: unknown, apply: (p: z.infer<S>) => Attempt, needsLease = false): RpcOutcome {
   return parsed(ctx, schema, params, (p) =>
     mutateOnce(ctx.book, ctx.rpcId, { operation, campaignId: p.campaign_id, requestId: p.request_id, sender: { controllerId: p.controller_id, epoch: p.controller_epoch ?? null } }, () => {
       const refusal = policyRefusal(ctx.control, p.constraints) ??
@@ -87,7 +87,7 @@ function mutation<S extends Schema>(ctx: Ctx, operation: 'claim_control' | 'rene
   )
 }
 
-function parsed<S extends z.ZodType>(ctx: Ctx, schema: S, params: unknown, then: (p: z.infer<S>) => RpcOutcome): RpcOutcome {
+function parsed<S extends z.ZodType> (ctx: Ctx, schema: S, params: unknown, then: (p: z.infer<S>) => RpcOutcome): RpcOutcome {
   const result = schema.safeParse(params)
   return result.success ? then(result.data) : invalidParams(ctx.rpcId, describeIssue(result.error))
 }
@@ -100,11 +100,11 @@ export interface ControlDeps {
   tasks: TaskStore
 }
 
-export function isSubmission(params: MessageSendParams): boolean {
+export function isSubmission (params: MessageSendParams): boolean {
   return params.message.metadata?.argus_supervisor !== undefined
 }
 
-export function handleSubmission(deps: ControlDeps, rpcId: unknown, params: MessageSendParams, mode: SendMode): RpcOutcome {
+export function handleSubmission (deps: ControlDeps, rpcId: unknown, params: MessageSendParams, mode: SendMode): RpcOutcome {
   const { control, book, tasks } = deps
   const raw = params.message.metadata?.argus_supervisor
   const requestId = requestIdOf(raw)
@@ -134,7 +134,7 @@ export function handleSubmission(deps: ControlDeps, rpcId: unknown, params: Mess
 }
 
 /** `cancel` runs the profile's standard tasks/cancel; only a cancel that changes the task is recorded. */
-export function handleControlCancel(deps: ControlDeps, rpcId: unknown, params: { id: string; metadata?: Record<string, unknown> }, cancel: () => RpcOutcome): RpcOutcome {
+export function handleControlCancel (deps: ControlDeps, rpcId: unknown, params: { id: string; metadata?: Record<string, unknown> }, cancel: () => RpcOutcome): RpcOutcome {
   const supervisor = params.metadata?.argus_supervisor
   const requestId = requestIdOf(supervisor)
   const campaignId = campaignIdOf(supervisor)
@@ -150,7 +150,7 @@ export function handleControlCancel(deps: ControlDeps, rpcId: unknown, params: {
 }
 
 /** A cancel's metadata is never validated (it grants nothing): keep what is well formed, for the applied log. */
-function cancelSender(supervisor: unknown): Sender {
+function cancelSender (supervisor: unknown): Sender {
   const fields = typeof supervisor === 'object' && supervisor !== null ? (supervisor as Record<string, unknown>) : {}
   const { controller_id: controllerId, controller_epoch: epoch } = fields
   return {

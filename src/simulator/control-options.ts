@@ -34,7 +34,7 @@ export interface ResolvedControl {
 // The standard methods an operation must not take over, whichever wire carries them.
 const STANDARD_METHODS = new Set(['message/send', 'tasks/get', 'SendMessage', 'GetTask'])
 
-export function resolveControl(opts: CampaignControlOptions, protocol: SimulatorProtocol = 'v0.3'): ResolvedControl {
+export function resolveControl (opts: CampaignControlOptions, protocol: SimulatorProtocol = 'v0.3'): ResolvedControl {
   const methods: Record<ControlOperation, string | null> = { ...DEFAULT_METHODS, ...(protocol === 'v0.3' ? {} : { cancel: 'CancelTask' }) }
   for (const op of CONTROL_OPERATIONS) {
     const name = opts.operations?.[op]
@@ -58,7 +58,7 @@ export function resolveControl(opts: CampaignControlOptions, protocol: Simulator
 }
 
 /** The card entry of `capabilities.extensions` (snake_case params, as the seed writes them). */
-export function controlExtension(control: ResolvedControl): Record<string, unknown> {
+export function controlExtension (control: ResolvedControl): Record<string, unknown> {
   const operations: Record<string, string> = {}
   for (const op of CONTROL_OPERATIONS) {
     const method = control.methods[op]

@@ -36,18 +36,18 @@ export const InterveneParams = z.object({ ...Mutation, intervention: z.record(z.
 export const SubmissionMetadata = z.object({ ...Mutation, project: z.string().min(1).optional() })
 
 /** The request id of any mutating call's params, before validation (for receipt counts). */
-export function requestIdOf(params: unknown): string | undefined {
+export function requestIdOf (params: unknown): string | undefined {
   if (typeof params !== 'object' || params === null || !('request_id' in params)) return undefined
   return typeof params.request_id === 'string' ? params.request_id : undefined
 }
 
 /** The campaign id of any mutating call's params, before validation (for the receipt log). */
-export function campaignIdOf(params: unknown): unknown {
+export function campaignIdOf (params: unknown): unknown {
   return typeof params === 'object' && params !== null && 'campaign_id' in params ? params.campaign_id : undefined
 }
 
 /** The extension answers malformed params with -32602 on every profile (it is its own handler). */
-export function invalidParams(rpcId: unknown, message: string): RpcOutcome {
+export function invalidParams (rpcId: unknown, message: string): RpcOutcome {
   return rpcError(rpcId, { code: -32602, message })
 }
 
@@ -65,7 +65,7 @@ const MESSAGES: Record<Refusal, string> = {
   policy_violation: 'Request violates the control policy'
 }
 
-export function refusalError(reason: Refusal): RpcErrorBody {
+export function refusalError (reason: Refusal): RpcErrorBody {
   return { code: CONTROL_REFUSED_CODE, message: MESSAGES[reason], data: { reason } }
 }
 
@@ -83,21 +83,21 @@ export const REQUIRED_CONSTRAINTS: Readonly<Record<string, unknown>> = Object.fr
 })
 
 /** Exactly the required envelope: same keys, same values, nothing extra. */
-export function constraintsMatch(value: unknown): boolean {
+export function constraintsMatch (value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
   const given = Object.keys(value)
   const required = Object.keys(REQUIRED_CONSTRAINTS)
   return given.length === required.length && required.every((key) => Object.hasOwn(value, key) && Object.is((value as Record<string, unknown>)[key], REQUIRED_CONSTRAINTS[key]))
 }
 
-export function policyRefusal(control: ResolvedControl, constraints: unknown): Refusal | undefined {
+export function policyRefusal (control: ResolvedControl, constraints: unknown): Refusal | undefined {
   return control.policyEnforced && !constraintsMatch(constraints) ? 'policy_violation' : undefined
 }
 
 // ---- lease rules ---------------------------------------------------------------------------
 
 /** Same holder: same epoch, new expiry. No live lease: a takeover with the next epoch. */
-export function claim(book: ControlBook, campaignId: string, controllerId: string, ttlSeconds: number): Lease | Refusal {
+export function claim (book: ControlBook, campaignId: string, controllerId: string, ttlSeconds: number): Lease | Refusal {
   const live = book.liveLease(campaignId)
   if (live !== null && live.controller_id !== controllerId) return 'lease_held'
   const epoch = live !== null ? live.epoch : book.currentEpoch(campaignId) + 1
@@ -107,7 +107,7 @@ export function claim(book: ControlBook, campaignId: string, controllerId: strin
 }
 
 /** Whether this controller, at this epoch, may mutate the campaign now. */
-export function authority(book: ControlBook, control: ResolvedControl, campaignId: string, controllerId: string, epoch: number): Refusal | undefined {
+export function authority (book: ControlBook, control: ResolvedControl, campaignId: string, controllerId: string, epoch: number): Refusal | undefined {
   if (!control.leaseEpochEnforced) return undefined
   const live = book.liveLease(campaignId)
   if (live !== null && live.controller_id !== controllerId) return 'lease_held'
@@ -116,7 +116,7 @@ export function authority(book: ControlBook, control: ResolvedControl, campaignI
   return undefined
 }
 
-export function renew(book: ControlBook, campaignId: string, controllerId: string, epoch: number, ttlSeconds: number): Lease {
+export function renew (book: ControlBook, campaignId: string, controllerId: string, epoch: number, ttlSeconds: number): Lease {
   const lease = { controller_id: controllerId, epoch, expires_at: book.nowSeconds() + ttlSeconds }
   book.setLease(campaignId, lease)
   return lease
@@ -143,7 +143,7 @@ export interface MutationKey {
   sender: Sender
 }
 
-export function mutateOnce(book: ControlBook, rpcId: unknown, key: MutationKey, attempt: () => Attempt): RpcOutcome {
+export function mutateOnce (book: ControlBook, rpcId: unknown, key: MutationKey, attempt: () => Attempt): RpcOutcome {
   const prior = book.stored(key.campaignId, key.requestId)
   if (prior !== undefined) {
     if (prior.operation !== key.operation) return invalidParams(rpcId, 'request_id was already used for another operation')

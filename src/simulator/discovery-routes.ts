@@ -10,7 +10,7 @@ import { pause, sendFault } from './fault-replies.js'
 import { A2A_VERSION_HEADER, cardWire } from './protocol.js'
 import type { SimulatorState } from './state.js'
 
-export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
+export function discoveryRoutes (state: SimulatorState): FastifyPluginAsync {
   return async (app) => {
     app.get('/health', async (request, reply) => {
       const body = { status: 'ok', source_sha: state.opts.sourceSha }
@@ -50,7 +50,7 @@ export function discoveryRoutes(state: SimulatorState): FastifyPluginAsync {
 const AGENT_CARD = '/a2a/.well-known/agent-card.json'
 const AGENT_JSON = '/a2a/.well-known/agent.json'
 
-function cardHandler(state: SimulatorState, route: RouteName, path: string, served: boolean) {
+function cardHandler (state: SimulatorState, route: RouteName, path: string, served: boolean) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const version = cardWire(state.opts.protocol, headerOf(request, A2A_VERSION_HEADER))
     if (await faulted(state, route, request, reply, () => currentCard(state, version))) return reply
@@ -64,18 +64,18 @@ function cardHandler(state: SimulatorState, route: RouteName, path: string, serv
   }
 }
 
-function countCard(state: SimulatorState, path: string, status: number): void {
+function countCard (state: SimulatorState, path: string, status: number): void {
   const counts = (state.cardCounts[path] ??= {})
   counts[status] = (counts[status] ?? 0) + 1
 }
 
-function headerOf(request: FastifyRequest, name: string): string | undefined {
+function headerOf (request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name]
   return Array.isArray(value) ? value.join(', ') : value
 }
 
 /** Applies the route's next fault; true when the fault answered (or dropped) the request. */
-async function faulted(state: SimulatorState, route: RouteName, request: FastifyRequest, reply: FastifyReply, base: Record<string, unknown> | (() => Record<string, unknown>), path?: string): Promise<boolean> {
+async function faulted (state: SimulatorState, route: RouteName, request: FastifyRequest, reply: FastifyReply, base: Record<string, unknown> | (() => Record<string, unknown>), path?: string): Promise<boolean> {
   const fault = state.faults.takeForRequest({ route, path })
   if (fault === undefined) return false
   if (fault.kind === 'delay') return !(await pause(state, request, reply, fault.ms))
@@ -85,6 +85,6 @@ async function faulted(state: SimulatorState, route: RouteName, request: Fastify
   return true
 }
 
-function plain(reply: FastifyReply, status: number, text: string): FastifyReply {
+function plain (reply: FastifyReply, status: number, text: string): FastifyReply {
   return reply.code(status).type('text/plain; charset=utf-8').send(text)
 }

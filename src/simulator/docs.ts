@@ -6,7 +6,7 @@ import type { ResolvedOptions } from './state.js'
 // the seed's three, plus /a2a/tasks/cancel, the third method name a client might mistake for a path
 export const WRONG_ROUTES = ['/a2a/message/send', '/a2a/tasks/get', '/a2a/tasks/cancel', '/a2a/agent-card']
 
-export function a2aDocs(opts: ResolvedOptions): Record<string, unknown> {
+export function a2aDocs (opts: ResolvedOptions): Record<string, unknown> {
   const auth = opts.authSchemes.map((scheme) =>
     scheme === 'bearer'
       ? { type: 'http', scheme: 'bearer', header: 'Authorization', format: 'Bearer <secret>' }

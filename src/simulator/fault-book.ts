@@ -29,18 +29,18 @@ const RPC_ONLY: ReadonlySet<Fault['kind']> = new Set(['rpc-error', 'wrong-id', '
 export class FaultBook {
   private entries: Entry[] = []
 
-  inject(target: FaultTarget, fault: Fault, times = Infinity): void {
+  inject (target: FaultTarget, fault: Fault, times = Infinity): void {
     if (!(times > 0)) throw new TypeError('times must be positive')
     if (fault.kind === 'task-states' && fault.states.length === 0) throw new TypeError('task-states needs at least one state')
     this.entries.push({ target, fault, remaining: times })
   }
 
-  clear(): void {
+  clear (): void {
     this.entries = []
   }
 
   /** The next fault for this request, excluding the Argus-only kinds. */
-  takeForRequest(ctx: FaultContext): RequestFault | undefined {
+  takeForRequest (ctx: FaultContext): RequestFault | undefined {
     return this.take(ctx, (f): f is RequestFault => {
       if (f.kind === 'argus-error' || f.kind === 'task-states') return false
       return ctx.route === 'rpc' || !RPC_ONLY.has(f.kind)
@@ -62,7 +62,7 @@ export class FaultBook {
   }
 }
 
-function matches(target: FaultTarget, ctx: FaultContext): boolean {
+function matches (target: FaultTarget, ctx: FaultContext): boolean {
   if (target === 'card') return ctx.route === 'agent-card' || ctx.route === 'agent-json'
   if (typeof target === 'string') return target === ctx.route
   if ('wrongRoute' in target) return ctx.route === 'wrong-route' && ctx.path === target.wrongRoute

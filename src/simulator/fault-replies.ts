@@ -14,7 +14,7 @@ export type TerminalFault = Exclude<RequestFault, { kind: 'delay' | 'wrong-id' |
 const CHUNK = 'x'.repeat(64 * 1024)
 
 /** Waits out an injected delay; false when the simulator closed meanwhile (the socket is then gone). */
-export async function pause(state: SimulatorState, request: FastifyRequest, reply: FastifyReply, ms: number): Promise<boolean> {
+export async function pause (state: SimulatorState, request: FastifyRequest, reply: FastifyReply, ms: number): Promise<boolean> {
   try {
     await sleep(ms, undefined, { signal: state.closing.signal })
     return true
@@ -24,7 +24,7 @@ export async function pause(state: SimulatorState, request: FastifyRequest, repl
   }
 }
 
-export function dropConnection(request: FastifyRequest, reply: FastifyReply): void {
+export function dropConnection (request: FastifyRequest, reply: FastifyReply): void {
   reply.hijack()
   request.raw.socket.destroy()
 }
@@ -33,7 +33,7 @@ export function dropConnection(request: FastifyRequest, reply: FastifyReply): vo
  * Writes a terminal fault. `base` is the body the route would have sent (an oversized
  * answer pads it, so it stays a plausible, valid document); `rpcId` is the JSON-RPC id.
  */
-export async function sendFault(request: FastifyRequest, reply: FastifyReply, fault: TerminalFault, base: Record<string, unknown>, rpcId: unknown = null): Promise<void> {
+export async function sendFault (request: FastifyRequest, reply: FastifyReply, fault: TerminalFault, base: Record<string, unknown>, rpcId: unknown = null): Promise<void> {
   switch (fault.kind) {
     case 'drop':
       dropConnection(request, reply)
@@ -70,7 +70,7 @@ export async function sendFault(request: FastifyRequest, reply: FastifyReply, fa
 }
 
 /** `{"padding":"xxx…", …base}`, about `bytes` long, streamed with backpressure. */
-async function writeOversized(res: ServerResponse, base: Record<string, unknown>, bytes: number, mode: 'chunked' | 'content-length'): Promise<void> {
+async function writeOversized (res: ServerResponse, base: Record<string, unknown>, bytes: number, mode: 'chunked' | 'content-length'): Promise<void> {
   res.on('error', () => undefined) // the client is expected to hang up mid-body
   const rest = JSON.stringify(base).slice(1)
   const prefix = '{"padding":"'
@@ -91,7 +91,7 @@ async function writeOversized(res: ServerResponse, base: Record<string, unknown>
   if (!res.destroyed) res.end(suffix)
 }
 
-function drainOrClose(res: ServerResponse): Promise<void> {
+function drainOrClose (res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       res.off('drain', done)

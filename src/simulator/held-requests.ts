@@ -18,17 +18,17 @@ interface Entry {
 export class HeldRequests {
   private entries: Entry[] = []
 
-  constructor(private readonly closing: AbortSignal) {
+  constructor (private readonly closing: AbortSignal) {
     closing.addEventListener('abort', () => this.drop())
   }
 
   /** Parks a request; resolves once it is delivered or dropped (at once if the simulator is closing). */
-  hold(request: HeldRequest, input: RpcInput): Promise<HeldFate> {
+  hold (request: HeldRequest, input: RpcInput): Promise<HeldFate> {
     if (this.closing.aborted) return Promise.resolve({ kind: 'dropped' })
     return new Promise((settle) => this.entries.push({ request, input, settle }))
   }
 
-  list(): HeldRequest[] {
+  list (): HeldRequest[] {
     return this.entries.map((e) => ({ ...e.request }))
   }
 
@@ -36,20 +36,20 @@ export class HeldRequests {
    * Runs the matching requests through `handle`, in arrival order, synchronously: each is
    * applied before this returns; only the answers go out later.
    */
-  deliver(handle: (input: RpcInput) => RpcOutcome, filter?: (r: HeldRequest) => boolean): number {
+  deliver (handle: (input: RpcInput) => RpcOutcome, filter?: (r: HeldRequest) => boolean): number {
     const taken = this.take(filter)
     for (const entry of taken) entry.settle({ kind: 'delivered', outcome: handle(entry.input) })
     return taken.length
   }
 
-  drop(filter?: (r: HeldRequest) => boolean): number {
+  drop (filter?: (r: HeldRequest) => boolean): number {
     const taken = this.take(filter)
     for (const entry of taken) entry.settle({ kind: 'dropped' })
     return taken.length
   }
 
   // The filter sees every entry before any runs, so a delivery cannot change what was chosen.
-  private take(filter: ((r: HeldRequest) => boolean) | undefined): Entry[] {
+  private take (filter: ((r: HeldRequest) => boolean) | undefined): Entry[] {
     const taken = this.entries.filter((e) => filter === undefined || filter({ ...e.request }))
     this.entries = this.entries.filter((e) => !taken.includes(e))
     return taken

@@ -44,7 +44,7 @@ export { DEFAULT_SOURCE_SHA } from './state.js'
 export { SIMULATOR_PROTOCOLS } from './protocol.js'
 export { DEMO_FILE_PATH, DEMO_TASK_ID }
 
-export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+export async function startSimulator (options: SimulatorOptions = {}): Promise<Simulator> {
   const opts = resolveOptions(options)
   const state = createState(opts, options.cardSigning)
   const app = buildSimulatorApp(state, options.tls)
@@ -102,7 +102,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   }
 }
 
-function originOf(address: AddressInfo, tls: boolean): string {
+function originOf (address: AddressInfo, tls: boolean): string {
   // A wildcard bind is still reached through loopback (the test certificates name 127.0.0.1).
   let host = address.address
   if (host === '0.0.0.0' || host === '::') host = '127.0.0.1'
@@ -110,7 +110,7 @@ function originOf(address: AddressInfo, tls: boolean): string {
   return `${tls ? 'https' : 'http'}://${host}:${address.port}`
 }
 
-function rpcCalls(received: Simulator['received']): RpcCall[] {
+function rpcCalls (received: Simulator['received']): RpcCall[] {
   const calls: RpcCall[] = []
   for (const r of received) {
     if (r.method !== 'POST' || r.path.split('?')[0] !== '/a2a/') continue

@@ -41,12 +41,12 @@ export interface SendMode {
 }
 
 /** v0.3: only a2a-js honours `blocking: true`; a submission must say `blocking: false`. */
-export function v03SendMode(state: SimulatorState, params: MessageSendParams): SendMode {
+export function v03SendMode (state: SimulatorState, params: MessageSendParams): SendMode {
   const blocking = params.configuration?.blocking
   return { blocking: state.opts.profile === 'a2a-js' && blocking === true, atOnce: blocking === false, atOnceRule: 'a submission must set configuration.blocking to false' }
 }
 
-export function handleMessageSend(state: SimulatorState, id: unknown, params: MessageSendParams, ctx: FaultContext, mode: SendMode): RpcOutcome {
+export function handleMessageSend (state: SimulatorState, id: unknown, params: MessageSendParams, ctx: FaultContext, mode: SendMode): RpcOutcome {
   const { message } = params
   const { blocking } = mode
   const { control } = state.opts
@@ -73,12 +73,12 @@ export function handleMessageSend(state: SimulatorState, id: unknown, params: Me
 }
 
 /** submitted, then `steps - 1` working polls, then the end state; a blocking a2a-js call skips to the end. */
-function lifecycle(steps: number, blocking: boolean, last: string): string[] {
+function lifecycle (steps: number, blocking: boolean, last: string): string[] {
   if (blocking || steps === 0) return [last]
   return ['submitted', ...Array.from({ length: steps - 1 }, () => 'working'), last]
 }
 
-function scriptedPlan(state: SimulatorState, ctx: FaultContext, payload: Payload): TaskPlan | undefined {
+function scriptedPlan (state: SimulatorState, ctx: FaultContext, payload: Payload): TaskPlan | undefined {
   const fault = state.faults.takeArgus(ctx, 'task-states')
   if (fault === undefined || fault.states.length === 0) return undefined
   const states = fault.states.map(internalState)
@@ -90,6 +90,6 @@ function scriptedPlan(state: SimulatorState, ctx: FaultContext, payload: Payload
   return { states, finalPayload }
 }
 
-function a2aJsMetadata(state: SimulatorState): Record<string, unknown> | undefined {
+function a2aJsMetadata (state: SimulatorState): Record<string, unknown> | undefined {
   return state.opts.profile === 'a2a-js' ? structuredClone(A2A_JS_METADATA) : undefined
 }

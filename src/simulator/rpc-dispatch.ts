@@ -17,7 +17,7 @@ import type { z } from 'zod'
 
 export type ParsedBody = { ok: true; value: unknown } | { ok: false }
 
-export function parseBody(raw: string): ParsedBody {
+export function parseBody (raw: string): ParsedBody {
   try {
     return { ok: true, value: JSON.parse(raw) as unknown }
   } catch {
@@ -34,19 +34,19 @@ export interface RpcInput {
 }
 
 /** Which faults a POST /a2a/ body can match: its method and, for message/send or SendMessage, its Argus operation. */
-export function rpcFaultContext(body: ParsedBody): FaultContext {
+export function rpcFaultContext (body: ParsedBody): FaultContext {
   if (!body.ok || !isObject(body.value) || typeof body.value.method !== 'string') return { route: 'rpc' }
   const rpcMethod = body.value.method
   const argusOperation = rpcMethod === 'message/send' || rpcMethod === 'SendMessage' ? argusOperationOf(body.value.params) : undefined
   return { route: 'rpc', rpcMethod, argusOperation }
 }
 
-export function handleRpc(state: SimulatorState, input: RpcInput): RpcOutcome {
+export function handleRpc (state: SimulatorState, input: RpcInput): RpcOutcome {
   const wire = rpcWire(state.opts.protocol, input.version)
   return wire === '0.3' ? handleV03Rpc(state, input.body, input.ctx) : handleV1Rpc(state, input.body, input.ctx, wire)
 }
 
-function handleV03Rpc(state: SimulatorState, body: ParsedBody, ctx: FaultContext): RpcOutcome {
+function handleV03Rpc (state: SimulatorState, body: ParsedBody, ctx: FaultContext): RpcOutcome {
   const { profile } = state.opts
   if (!body.ok) {
     // FastA2A validates the raw bytes with one pydantic adapter, so bad JSON is just another 500.
@@ -87,11 +87,11 @@ function handleV03Rpc(state: SimulatorState, body: ParsedBody, ctx: FaultContext
   }
 }
 
-function methodNotFound(state: SimulatorState, id: unknown, method: string): RpcOutcome {
+function methodNotFound (state: SimulatorState, id: unknown, method: string): RpcOutcome {
   return refused(state, id, -32601, `Method not found: ${method}`)
 }
 
-function cancel(state: SimulatorState, id: unknown, taskId: string): RpcOutcome {
+function cancel (state: SimulatorState, id: unknown, taskId: string): RpcOutcome {
   const outcome = state.tasks.cancel(taskId)
   if (outcome.kind === 'not-found') return taskNotFound(state, id, taskId)
   if (outcome.kind === 'canceled') return rpcResult(id, outcome.task)
@@ -101,14 +101,14 @@ function cancel(state: SimulatorState, id: unknown, taskId: string): RpcOutcome 
   return rpcError(id, { code: -32002, message })
 }
 
-function taskNotFound(state: SimulatorState, id: unknown, taskId: string): RpcOutcome {
+function taskNotFound (state: SimulatorState, id: unknown, taskId: string): RpcOutcome {
   const message = state.opts.profile === 'a2a-js' ? `Task not found: ${taskId}` : 'Task not found'
   return rpcError(id, { code: -32001, message })
 }
 
 type Validated<T> = { ok: true; value: T } | { ok: false; outcome: RpcOutcome }
 
-function validate<S extends z.ZodType>(state: SimulatorState, id: unknown, schema: S, params: unknown): Validated<z.infer<S>> {
+function validate<S extends z.ZodType> (state: SimulatorState, id: unknown, schema: S, params: unknown): Validated<z.infer<S>> {
   const snake = snakeCaseKeys(params)
   if (snake.length > 0) {
     return { ok: false, outcome: refused(state, id, -32602, `${snake[0]} is not an A2A field (the wire is camelCase)`) }
@@ -118,6 +118,6 @@ function validate<S extends z.ZodType>(state: SimulatorState, id: unknown, schem
   return { ok: true, value: parsed.data }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

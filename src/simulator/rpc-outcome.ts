@@ -15,15 +15,15 @@ export type RpcOutcome = { kind: 'json'; body: RpcResponse } | { kind: 'plain-50
 
 export const PLAIN_500: RpcOutcome = { kind: 'plain-500' }
 
-export function rpcResult(id: unknown, result: unknown): RpcOutcome {
+export function rpcResult (id: unknown, result: unknown): RpcOutcome {
   return { kind: 'json', body: { jsonrpc: '2.0', id, result } }
 }
 
-export function rpcError(id: unknown, error: RpcErrorBody): RpcOutcome {
+export function rpcError (id: unknown, error: RpcErrorBody): RpcOutcome {
   return { kind: 'json', body: { jsonrpc: '2.0', id, error } }
 }
 
 /** A refused request: a2a-js answers with a JSON-RPC error, FastA2A with a plain-text 500. */
-export function refused(state: SimulatorState, id: unknown, code: number, message: string): RpcOutcome {
+export function refused (state: SimulatorState, id: unknown, code: number, message: string): RpcOutcome {
   return validatesLikeFastA2A(state.opts.profile) ? PLAIN_500 : rpcError(id, { code, message })
 }

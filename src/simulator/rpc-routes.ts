@@ -12,7 +12,7 @@ import type { RpcInput } from './rpc-dispatch.js'
 import type { RpcOutcome } from './rpc-outcome.js'
 import type { SimulatorState } from './state.js'
 
-export function rpcRoutes(state: SimulatorState): FastifyPluginAsync {
+export function rpcRoutes (state: SimulatorState): FastifyPluginAsync {
   return async (app) => {
     app.post('/a2a/', async (request, reply) => {
       if (!isAuthorized(request.headers, state.opts.secret, state.opts.authSchemes)) {
@@ -63,7 +63,7 @@ export function rpcRoutes(state: SimulatorState): FastifyPluginAsync {
 }
 
 /** Writes a handled call's answer; a client that already hung up gets nothing (the call was applied all the same). */
-function answer(request: FastifyRequest, reply: FastifyReply, outcome: RpcOutcome, wrongId: boolean): FastifyReply {
+function answer (request: FastifyRequest, reply: FastifyReply, outcome: RpcOutcome, wrongId: boolean): FastifyReply {
   if (request.raw.socket.destroyed) {
     reply.hijack()
     return reply
@@ -73,12 +73,12 @@ function answer(request: FastifyRequest, reply: FastifyReply, outcome: RpcOutcom
   return reply.code(200).type('application/json').send(JSON.stringify(response))
 }
 
-function requestId(value: unknown): unknown {
+function requestId (value: unknown): unknown {
   if (typeof value !== 'object' || value === null || !('id' in value)) return null
   return value.id ?? null
 }
 
-function otherId(id: unknown): string | number {
+function otherId (id: unknown): string | number {
   if (typeof id === 'number') return id + 1
   return `${String(id)}-not-yours`
 }

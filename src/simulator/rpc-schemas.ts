@@ -52,7 +52,7 @@ export const TaskIdParamsSchema = z.object({ id: z.string(), metadata: Metadata.
  * values are the extensions' own business (the campaign-control extension is snake_case),
  * so they are not looked into.
  */
-export function snakeCaseKeys(params: unknown): string[] {
+export function snakeCaseKeys (params: unknown): string[] {
   const found: string[] = []
   const visit = (value: unknown, path: string): void => {
     if (!isObject(value)) return
@@ -75,12 +75,12 @@ export function snakeCaseKeys(params: unknown): string[] {
 }
 
 /** A short, value-free description of the first validation problem. */
-export function describeIssue(error: z.ZodError): string {
+export function describeIssue (error: z.ZodError): string {
   const issue = error.issues[0]
   const path = issue === undefined || issue.path.length === 0 ? 'params' : issue.path.map(String).join('.')
   return `${path} is missing or invalid`
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

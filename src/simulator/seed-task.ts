@@ -8,7 +8,7 @@ import type { Task } from './task-store.js'
 export const DEMO_TASK_ID = 'task-demo-1'
 export const DEMO_FILE_PATH = '/artifacts/task-demo-1/report.json'
 
-export function demoTask(origin: string, profile: SimulatorProfile, sourceSha: string): Task {
+export function demoTask (origin: string, profile: SimulatorProfile, sourceSha: string): Task {
   const contextId = 'ctx-demo-1'
   const stamp = (iso: string): string => (profile === 'a2a-js' ? iso : iso.replace(/Z$/, '000'))
   const message = (messageId: string, role: string, text: string): Record<string, unknown> => ({

@@ -52,7 +52,7 @@ export interface SimulatorState {
   closing: AbortController
 }
 
-export function resolveOptions(opts: SimulatorOptions): ResolvedOptions {
+export function resolveOptions (opts: SimulatorOptions): ResolvedOptions {
   const requested = opts.profile ?? 'openoperator'
   const profile: WireProfile = requested === 'campaign-control' ? 'openoperator' : requested
   const controlOptions = opts.campaignControl ?? (requested === 'campaign-control' ? {} : undefined)
@@ -79,14 +79,14 @@ export function resolveOptions(opts: SimulatorOptions): ResolvedOptions {
 }
 
 // The SDK's card handler always sends caching headers (max-age 3600); today's v0.3 remote sends none.
-function resolveCardCache(cache: CardCacheOptions | undefined, protocol: SimulatorProtocol): Required<CardCacheOptions> | undefined {
+function resolveCardCache (cache: CardCacheOptions | undefined, protocol: SimulatorProtocol): Required<CardCacheOptions> | undefined {
   if (cache === undefined && protocol === 'v0.3') return undefined
   const maxAgeSeconds = cache?.maxAgeSeconds ?? 3600
   if (!Number.isInteger(maxAgeSeconds) || maxAgeSeconds < 0) throw new TypeError('cardCache.maxAgeSeconds must be a non-negative integer')
   return { maxAgeSeconds, etag: cache?.etag ?? true }
 }
 
-export function createState(opts: ResolvedOptions, signing?: CardSigningOptions): SimulatorState {
+export function createState (opts: ResolvedOptions, signing?: CardSigningOptions): SimulatorState {
   const closing = new AbortController()
   return {
     opts,
@@ -105,6 +105,6 @@ export function createState(opts: ResolvedOptions, signing?: CardSigningOptions)
 }
 
 /** FastA2A 0.5 (what OpenOperator runs) answers request-validation failures with a plain-text 500. */
-export function validatesLikeFastA2A(profile: WireProfile): boolean {
+export function validatesLikeFastA2A (profile: WireProfile): boolean {
   return profile !== 'a2a-js'
 }

@@ -34,20 +34,20 @@ export class TaskStore {
   private readonly tasks = new Map<string, Task>()
   private readonly progress = new Map<string, Progress>()
 
-  constructor(private readonly profile: SimulatorProfile) {}
+  constructor (private readonly profile: SimulatorProfile) {}
 
-  add(task: Task): void {
+  add (task: Task): void {
     if (typeof task.id !== 'string' || task.id === '') throw new TypeError('a task needs a string id')
     this.tasks.set(task.id, structuredClone(task))
     this.progress.delete(task.id)
   }
 
-  get(id: string): Task | undefined {
+  get (id: string): Task | undefined {
     const task = this.tasks.get(id)
     return task === undefined ? undefined : structuredClone(task)
   }
 
-  create(input: NewTask): Task {
+  create (input: NewTask): Task {
     if (input.plan.states.length === 0) throw new TypeError('a task plan needs at least one state')
     // a plan may name v1.0 states; the store keeps v0.3 names (translated at the wire)
     const plan = { ...input.plan, states: input.plan.states.map(internalState) }
@@ -68,7 +68,7 @@ export class TaskStore {
   }
 
   /** One poll's worth of progress; tasks without a plan (added ones) never move. */
-  advance(id: string): void {
+  advance (id: string): void {
     const task = this.tasks.get(id)
     const progress = this.progress.get(id)
     if (task === undefined || progress === undefined) return
@@ -80,7 +80,7 @@ export class TaskStore {
   }
 
   /** The task as tasks/get shows it: a2a-js omits history for historyLength 0, FastA2A treats 0 as no limit. */
-  view(id: string, historyLength?: number): Task | undefined {
+  view (id: string, historyLength?: number): Task | undefined {
     const task = this.get(id)
     if (task === undefined) return undefined
     if (historyLength === 0 && this.profile === 'a2a-js') delete task.history
@@ -90,7 +90,7 @@ export class TaskStore {
     return task
   }
 
-  cancel(id: string): CancelResult {
+  cancel (id: string): CancelResult {
     const task = this.tasks.get(id)
     if (task === undefined) return { kind: 'not-found' }
     if (TERMINAL_STATES.has(stateOf(task))) return { kind: 'terminal', task: structuredClone(task) }
@@ -99,7 +99,7 @@ export class TaskStore {
     return { kind: 'canceled', task: structuredClone(task) }
   }
 
-  private finish(task: Task, plan: TaskPlan): void {
+  private finish (task: Task, plan: TaskPlan): void {
     if (plan.finalPayload === undefined) return
     const parts = [{ kind: 'data', data: plan.finalPayload }]
     task.artifacts = [{ artifactId: randomUUID(), name: 'result', parts }]
@@ -111,14 +111,14 @@ export class TaskStore {
     if (this.profile === 'a2a-js' && Array.isArray(task.history)) task.history.push(reply)
   }
 
-  private timestamp(): string {
+  private timestamp (): string {
     const iso = new Date().toISOString()
     // FastA2A serialises Python datetimes: microseconds, no zone designator.
     return this.profile === 'a2a-js' ? iso : iso.replace(/Z$/, '000')
   }
 }
 
-export function stateOf(task: Task): string {
+export function stateOf (task: Task): string {
   const status = task.status
   if (typeof status === 'object' && status !== null && 'state' in status && typeof status.state === 'string') return status.state
   return 'unknown'

@@ -23,7 +23,7 @@ import { CancelTaskParams, GetTaskParams, SendMessageParams, paramsAreValid, v03
 import { internalMessage, v1Task } from './v1-wire.js'
 import type { z } from 'zod'
 
-export function handleV1Rpc(state: SimulatorState, body: ParsedBody, ctx: FaultContext, wire: Exclude<Wire, '0.3'>): RpcOutcome {
+export function handleV1Rpc (state: SimulatorState, body: ParsedBody, ctx: FaultContext, wire: Exclude<Wire, '0.3'>): RpcOutcome {
   if (!body.ok) return rpcError(null, { code: -32700, message: 'Invalid JSON payload.' })
   const request = body.value
   const rawId = isObject(request) ? request.id : undefined
@@ -78,30 +78,30 @@ export function handleV1Rpc(state: SimulatorState, body: ParsedBody, ctx: FaultC
 }
 
 /** The store's cancel rules, as tasks/cancel applies them on a2a-js, in v1.0 errors. */
-function cancel(state: SimulatorState, id: unknown, taskId: string): RpcOutcome {
+function cancel (state: SimulatorState, id: unknown, taskId: string): RpcOutcome {
   const outcome = state.tasks.cancel(taskId)
   if (outcome.kind === 'not-found') return taskNotFound(id, taskId)
   if (outcome.kind === 'canceled') return rpcResult(id, outcome.task)
   return rpcError(id, v1Error(-32002, `Task not cancelable: ${taskId}`, 'TASK_NOT_CANCELABLE'))
 }
 
-function taskNotFound(id: unknown, taskId: string): RpcOutcome {
+function taskNotFound (id: unknown, taskId: string): RpcOutcome {
   return rpcError(id, v1Error(-32001, `Task not found: ${taskId}`, 'TASK_NOT_FOUND'))
 }
 
-function methodNotFound(id: unknown): RpcOutcome {
+function methodNotFound (id: unknown): RpcOutcome {
   return rpcError(id, { code: -32601, message: 'Invalid method.' })
 }
 
 /** A stored (v0.3-shaped) task result on the v1.0 wire; errors pass as they are. */
-function mapResult(outcome: RpcOutcome, map: (task: Task) => unknown): RpcOutcome {
+function mapResult (outcome: RpcOutcome, map: (task: Task) => unknown): RpcOutcome {
   if (outcome.kind !== 'json' || outcome.body.result === undefined) return outcome
   return { kind: 'json', body: { ...outcome.body, result: map(outcome.body.result as Task) } }
 }
 
 type Validated<T> = { ok: true; value: T } | { ok: false; outcome: RpcOutcome }
 
-function validate<S extends z.ZodType>(id: unknown, schema: S, params: unknown): Validated<z.infer<S>> {
+function validate<S extends z.ZodType> (id: unknown, schema: S, params: unknown): Validated<z.infer<S>> {
   const leftover = v03Leftover(params)
   if (leftover !== undefined) return { ok: false, outcome: rpcError(id, invalidParamsV1(leftover)) }
   const parsed = schema.safeParse(params)
@@ -109,6 +109,6 @@ function validate<S extends z.ZodType>(id: unknown, schema: S, params: unknown):
   return { ok: true, value: parsed.data }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

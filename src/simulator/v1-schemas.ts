@@ -52,12 +52,12 @@ export const GetTaskParams = z.object({ tenant: z.string().optional(), id: z.str
 export const CancelTaskParams = z.object({ tenant: z.string().optional(), id: z.string(), metadata: Metadata.optional() })
 
 /** The SDK's own check before any method: params must be an object with no empty key. */
-export function paramsAreValid(params: unknown): boolean {
+export function paramsAreValid (params: unknown): boolean {
   return isObject(params) && !Object.keys(params).includes('')
 }
 
 /** The first v0.3 leftover in SendMessage params: a `kind` key, then a snake_case one; undefined when clean. */
-export function v03Leftover(params: unknown): string | undefined {
+export function v03Leftover (params: unknown): string | undefined {
   const message = isObject(params) ? params.message : undefined
   if (isObject(message)) {
     if ('kind' in message) return 'message.kind is not an A2A v1.0 field (v1.0 messages and parts carry no kind)'
@@ -69,6 +69,6 @@ export function v03Leftover(params: unknown): string | undefined {
   return snake.length > 0 ? `${snake[0]} is not an A2A field (the wire is camelCase)` : undefined
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -21,17 +21,17 @@ const STATES: Readonly<Record<string, string>> = {
 }
 const INTERNAL_STATES: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(STATES).map(([k, v]) => [v, k]))
 
-export function v1State(state: unknown): string {
+export function v1State (state: unknown): string {
   return (typeof state === 'string' ? STATES[state] : undefined) ?? 'TASK_STATE_UNSPECIFIED'
 }
 
 /** A state as the store keeps it: a TASK_STATE_* name becomes its v0.3 name, anything else stays. */
-export function internalState(state: string): string {
+export function internalState (state: string): string {
   if (state === 'TASK_STATE_UNSPECIFIED') return 'unknown'
   return INTERNAL_STATES[state] ?? state
 }
 
-function v1Role(role: unknown): string {
+function v1Role (role: unknown): string {
   return role === 'user' ? 'ROLE_USER' : role === 'agent' ? 'ROLE_AGENT' : 'ROLE_UNSPECIFIED'
 }
 
@@ -39,7 +39,7 @@ function v1Role(role: unknown): string {
  * A stored task on the v1.0 wire. `historyLength` as v1.0 reads it: absent, all of it; 0 or
  * less, none (the key is then left out); n, the last n.
  */
-export function v1Task(task: Task, historyLength?: number): Json {
+export function v1Task (task: Task, historyLength?: number): Json {
   const out: Json = { id: task.id, contextId: task.contextId }
   if (isObject(task.status)) out.status = v1Status(task.status)
   if (Array.isArray(task.artifacts) && task.artifacts.length > 0) out.artifacts = task.artifacts.map((a) => v1Artifact(a))
@@ -50,7 +50,7 @@ export function v1Task(task: Task, historyLength?: number): Json {
   return out
 }
 
-function v1Status(status: Json): Json {
+function v1Status (status: Json): Json {
   const out: Json = { state: v1State(status.state) }
   if (isObject(status.message)) out.message = v1Message(status.message)
   if (status.timestamp !== undefined) out.timestamp = v1Timestamp(status.timestamp)
@@ -58,17 +58,17 @@ function v1Status(status: Json): Json {
 }
 
 // google.protobuf.Timestamp is RFC 3339 with a zone; FastA2A's zone-less UTC stamps get their Z.
-function v1Timestamp(stamp: unknown): unknown {
+function v1Timestamp (stamp: unknown): unknown {
   return typeof stamp === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?$/.test(stamp) ? `${stamp}Z` : stamp
 }
 
-function v1Artifact(artifact: unknown): Json {
+function v1Artifact (artifact: unknown): Json {
   if (!isObject(artifact)) return {}
   const { parts, ...rest } = artifact
   return { ...rest, parts: Array.isArray(parts) ? parts.map((p) => v1Part(p)) : [] }
 }
 
-export function v1Message(message: unknown): Json {
+export function v1Message (message: unknown): Json {
   if (!isObject(message)) return {}
   const { kind: _kind, role, parts, ...rest } = message
   const out: Json = { ...rest, role: v1Role(role), parts: Array.isArray(parts) ? parts.map((p) => v1Part(p)) : [] }
@@ -76,7 +76,7 @@ export function v1Message(message: unknown): Json {
   return out
 }
 
-function v1Part(part: unknown): Json {
+function v1Part (part: unknown): Json {
   if (!isObject(part)) return {}
   const metadata = part.metadata === undefined ? {} : { metadata: part.metadata }
   if (part.kind === 'text') return { text: part.text, ...metadata }
@@ -91,7 +91,7 @@ function v1Part(part: unknown): Json {
 }
 
 /** A validated v1.0 message as the store keeps messages (v0.3 shape). */
-export function internalMessage(message: V1MessageInput): Message {
+export function internalMessage (message: V1MessageInput): Message {
   const { role, parts, ...rest } = message
   return {
     ...rest,
@@ -101,7 +101,7 @@ export function internalMessage(message: V1MessageInput): Message {
   } as Message
 }
 
-function internalPart(part: V1PartInput): Json {
+function internalPart (part: V1PartInput): Json {
   const metadata = part.metadata === undefined ? {} : { metadata: part.metadata }
   if (part.text !== undefined) return { kind: 'text', text: part.text, ...metadata }
   if (part.data !== undefined) return { kind: 'data', data: part.data, ...metadata }
@@ -132,6 +132,6 @@ export interface V1MessageInput {
   extensions?: string[]
 }
 
-function isObject(value: unknown): value is Json {
+function isObject (value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -225,7 +225,7 @@ describe('docker/compose.yaml: two replicas on PostgreSQL behind nginx', () => {
     const cli = readFileSync(join(root, 'src/cli/index.ts'), 'utf8')
     for (const name of Object.keys(sim.environment)) expect(cli, name).toMatch(new RegExp(`process\\.env\\.${name}\\b`))
     expect(sim.secrets).toEqual(['upstream-key'])
-    expect(sim.command.join(' ')).toContain(`cat /run/secrets/upstream-key`)
+    expect(sim.command.join(' ')).toContain('cat /run/secrets/upstream-key')
     expect(sim.command.join(' ')).toContain(`node ${pkg.bin['openoperator-gateway'] as string} simulator`)
     expect(published(sim)).toEqual([])
     const simPort = Number(sim.environment.SIMULATOR_PORT)

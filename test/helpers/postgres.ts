@@ -25,4 +25,3 @@ export async function freshSchema (base: string): Promise<{ url: string; drop: (
     }
   }
 }
-

@@ -274,7 +274,9 @@ describe('answers', () => {
     await claim(p, t, 'camp-j1')
     const id = rid('iv')
     p.sim.inject({ rpcMethod: 'campaign/intervene' }, {
-      kind: 'status', status: 200, contentType: 'application/json',
+      kind: 'status',
+      status: 200,
+      contentType: 'application/json',
       body: JSON.stringify({ jsonrpc: '2.0', id, result: { accepted: true }, error: { code: -32603, message: 'x' } })
     }, 1)
     const res = await p.post(t, '/v1/campaigns/camp-j1/interventions', { requestId: id, intervention: { a: 1 } })

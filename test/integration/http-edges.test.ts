@@ -136,7 +136,7 @@ describe('two Authorization headers', () => {
   })
 })
 
-describe("what Node itself answered outside the contract", () => {
+describe('what Node itself answered outside the contract', () => {
   it('a missing Host is 400 invalid_request in the contract shape, counted; HTTP/1.0 needs none', async ({ gw: g }) => {
     const a = await rawExchange(g.url, 'GET /healthz HTTP/1.1\r\nx-request-id: corr-no-host\r\nConnection: close\r\n\r\n')
     expectContractError(a, 400, 'invalid_request')

@@ -204,7 +204,7 @@ describe('the ambiguous-write runbook, followed', () => {
     used.add('openoperator-gateway acknowledge <campaignId> <requestId> --resolution assume_applied --note').add('POST /v1/campaigns/<campaignId>/requests/<requestId>/acknowledge')
     expect(ack.code, ack.err).toBe(0)
     expect(ack.out).toContain(`request ${id} (intervene) of campaign camp-rb3: applied`)
-    expect(ack.out).toContain(`resolved by acknowledge (assume_applied), by admin at `)
+    expect(ack.out).toContain('resolved by acknowledge (assume_applied), by admin at ')
     expect(ack.out).toContain(note)
 
     await checkResolved(p, 'camp-rb3', id, 'applied', body)

@@ -26,7 +26,6 @@ export type Fault =
   | 'unreachable' // the connect is refused: nothing leaves
   | 'method-not-found' // -32601: the operation is unavailable until the card changes
 
-
 /** 'pending': only on PostgreSQL, a record whose replica stopped mid-send, until its deadline */
 export type ModelState = 'applied' | 'rejected' | 'unsent' | 'ambiguous' | 'not_applied' | 'pending'
 
@@ -59,6 +58,7 @@ export class Model {
     if (s === undefined) this.unavailableOn.set(replica, s = new Set())
     return s
   }
+
   private seq = 0
   readonly stats: Stats = { commands: 0, byKind: {}, answers: {}, ambiguousWithoutFault: 0, lateCancels: 0 }
 

@@ -88,7 +88,7 @@ describe('SIGTERM under load', () => {
     const { sim, gw, url, token, agent } = await setup(1800)
     const auth = { authorization: `Bearer ${token}` }
     // two connections that began a request before SIGTERM and finish it after
-    const lateRead = await partialRequest(url, `GET /v1/supervisor/health HTTP/1.1\r\nHost: gw\r\nx-request-id: late-read-1\r\n`)
+    const lateRead = await partialRequest(url, 'GET /v1/supervisor/health HTTP/1.1\r\nHost: gw\r\nx-request-id: late-read-1\r\n')
     const lateReady = await partialRequest(url, 'GET /readyz HTTP/1.1\r\nHost: gw\r\n')
 
     const N = 30

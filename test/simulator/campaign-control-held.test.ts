@@ -11,7 +11,7 @@ const start = useSimulator()
 const status = async (s: Simulator, requestId: string) =>
   (await control(s, OPS.request_status, { campaign_id: CAMPAIGN, request_id: requestId })).json.result
 
-async function waitFor(check: () => boolean, what: string, ms = 2_000): Promise<void> {
+async function waitFor (check: () => boolean, what: string, ms = 2_000): Promise<void> {
   const deadline = Date.now() + ms
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
@@ -20,7 +20,7 @@ async function waitFor(check: () => boolean, what: string, ms = 2_000): Promise<
 }
 
 /** A JSON-RPC call whose client gives up (its own timeout) once the remote has it: the socket is closed. */
-async function callThenGiveUp(s: Simulator, method: string, params: Record<string, unknown>, arrived: () => boolean): Promise<void> {
+async function callThenGiveUp (s: Simulator, method: string, params: Record<string, unknown>, arrived: () => boolean): Promise<void> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: params.request_id, method, params })
   const abort = new AbortController()
   const sent = request(`${s.url}/a2a/`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, signal: abort.signal })

@@ -13,7 +13,7 @@ import { V1, card } from './v1-helpers.js'
 const start = useSimulator()
 
 // The SDK's cleanEmpty, restated: null, "", [] and {} members go, recursively.
-function cleanEmpty(value: unknown): unknown {
+function cleanEmpty (value: unknown): unknown {
   if (value === null || value === undefined || value === '') return undefined
   if (Array.isArray(value)) {
     const kept = value.map(cleanEmpty).filter((v) => v !== undefined)
@@ -26,12 +26,12 @@ function cleanEmpty(value: unknown): unknown {
   return value
 }
 
-function payloadOf(signed: Record<string, unknown>): string {
+function payloadOf (signed: Record<string, unknown>): string {
   const { signatures: _signatures, ...rest } = signed
   return base64url.encode(canonicalize(cleanEmpty(rest)) as string)
 }
 
-async function verifies(signed: Record<string, unknown>, index: number, key: CryptoKey): Promise<boolean> {
+async function verifies (signed: Record<string, unknown>, index: number, key: CryptoKey): Promise<boolean> {
   const entry = (signed.signatures as Array<{ protected: string; signature: string }>)[index]!
   try {
     await flattenedVerify({ payload: payloadOf(signed), protected: entry.protected, signature: entry.signature }, key)
@@ -41,7 +41,7 @@ async function verifies(signed: Record<string, unknown>, index: number, key: Cry
   }
 }
 
-async function keyPair(alg: 'ES256' | 'RS256'): Promise<{ privateKey: CryptoKey; publicKey: CryptoKey }> {
+async function keyPair (alg: 'ES256' | 'RS256'): Promise<{ privateKey: CryptoKey; publicKey: CryptoKey }> {
   return generateKeyPair(alg, { extractable: true })
 }
 

@@ -24,12 +24,12 @@ export function useSimulator (): (opts?: SimulatorOptions) => Promise<Simulator>
   }
 }
 
-export function fixture(path: string): string {
+export function fixture (path: string): string {
   return readFileSync(new URL(path, FIXTURES), 'utf8')
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- fixtures are free-form JSON
-export function fixtureJson(path: string): any {
+export function fixtureJson (path: string): any {
   return JSON.parse(fixture(path))
 }
 
@@ -41,7 +41,7 @@ export interface HttpAnswer {
   json: any
 }
 
-export async function call(sim: Simulator, method: Dispatcher.HttpMethod, path: string, opts: { body?: string; headers?: Record<string, string>; dispatcher?: Dispatcher } = {}): Promise<HttpAnswer> {
+export async function call (sim: Simulator, method: Dispatcher.HttpMethod, path: string, opts: { body?: string; headers?: Record<string, string>; dispatcher?: Dispatcher } = {}): Promise<HttpAnswer> {
   const res = await request(`${sim.url}${path}`, { method, body: opts.body, headers: opts.headers, dispatcher: opts.dispatcher })
   const text = await res.body.text()
   let json: unknown
@@ -53,13 +53,13 @@ export async function call(sim: Simulator, method: Dispatcher.HttpMethod, path: 
   return { status: res.statusCode, headers: res.headers, text, json }
 }
 
-export async function rpc(sim: Simulator, method: string, params: unknown, opts: { id?: unknown; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
+export async function rpc (sim: Simulator, method: string, params: unknown, opts: { id?: unknown; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: opts.id ?? `${method}-1`, method, params })
   return call(sim, 'POST', '/a2a/', { body, headers: { 'content-type': 'application/json', ...opts.headers } })
 }
 
 /** The seed's exact Argus envelope for one read. */
-export function argusParams(operation: string, requestId = `req-${operation}`, blocking = true): Record<string, unknown> {
+export function argusParams (operation: string, requestId = `req-${operation}`, blocking = true): Record<string, unknown> {
   return {
     configuration: { blocking, acceptedOutputModes: ['application/json'] },
     message: {
@@ -73,7 +73,7 @@ export function argusParams(operation: string, requestId = `req-${operation}`, b
   }
 }
 
-export function plainParams(text = 'hello', metadata?: Record<string, unknown>): Record<string, unknown> {
+export function plainParams (text = 'hello', metadata?: Record<string, unknown>): Record<string, unknown> {
   return {
     configuration: { blocking: false, acceptedOutputModes: ['application/json'] },
     message: { role: 'user', kind: 'message', messageId: `m-${text}`, parts: [{ kind: 'text', text }], ...(metadata ? { metadata } : {}) }
@@ -82,7 +82,7 @@ export function plainParams(text = 'hello', metadata?: Record<string, unknown>):
 
 /** Polls tasks/get until the task leaves submitted/working (bounded). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function pollTask(sim: Simulator, id: string, max = 10): Promise<any[]> {
+export async function pollTask (sim: Simulator, id: string, max = 10): Promise<any[]> {
   const seen = []
   for (let i = 0; i < max; i++) {
     const answer = await rpc(sim, 'tasks/get', { id, historyLength: 0 })
@@ -93,6 +93,6 @@ export async function pollTask(sim: Simulator, id: string, max = 10): Promise<an
 }
 
 /** Sorted keys of an object, for comparing shapes with fixtures. */
-export function keys(value: object): string[] {
+export function keys (value: object): string[] {
   return Object.keys(value).sort()
 }

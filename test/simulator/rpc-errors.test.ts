@@ -8,13 +8,13 @@ afterEach(async () => {
   await sim?.close()
   sim = undefined
 })
-async function start(profile: SimulatorProfile): Promise<Simulator> {
+async function start (profile: SimulatorProfile): Promise<Simulator> {
   sim = await startSimulator({ profile })
   return sim
 }
 
 /** The status line, content type and body of FastA2A's plain-text 500 (fixture). */
-function fastA2A500(): { status: number; contentType: string; body: string } {
+function fastA2A500 (): { status: number; contentType: string; body: string } {
   const [head = '', body = ''] = fixture('fasta2a-0.5/response-unknown-method.http').split(/\r?\n\r?\n/)
   const lines = head.split(/\r?\n/)
   const contentType = lines.find((l) => l.toLowerCase().startsWith('content-type:'))?.split(':')[1]?.trim() ?? ''

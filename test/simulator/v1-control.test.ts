@@ -10,7 +10,7 @@ import { errorInfo, rpc1, submitParams1 } from './v1-helpers.js'
 
 const start = useSimulator()
 
-async function claim1(s: Simulator, over: Record<string, unknown> = {}): Promise<{ controller_id: string; epoch: number; expires_at: number }> {
+async function claim1 (s: Simulator, over: Record<string, unknown> = {}): Promise<{ controller_id: string; epoch: number; expires_at: number }> {
   const params = claimParams(over)
   const answer = await rpc1(s, OPS.claim_control, params, { id: params.request_id })
   if (answer.json?.result?.lease === undefined) throw new Error(`claim failed: ${answer.text}`)

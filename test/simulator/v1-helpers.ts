@@ -9,17 +9,17 @@ export const CARD_PATH = '/a2a/.well-known/agent-card.json'
 export const V1 = { 'A2A-Version': '1.0' }
 
 /** One JSON-RPC call carrying `A2A-Version: 1.0` (or the version given; null: no header). */
-export async function rpc1(sim: Simulator, method: string, params: unknown, opts: { id?: unknown; version?: string | null } = {}): Promise<HttpAnswer> {
+export async function rpc1 (sim: Simulator, method: string, params: unknown, opts: { id?: unknown; version?: string | null } = {}): Promise<HttpAnswer> {
   const version = opts.version === undefined ? '1.0' : opts.version
   return rpc(sim, method, params, { id: opts.id, headers: version === null ? {} : { 'A2A-Version': version } })
 }
 
-export async function card(sim: Simulator, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+export async function card (sim: Simulator, headers: Record<string, string> = {}): Promise<HttpAnswer> {
   return call(sim, 'GET', CARD_PATH, { headers })
 }
 
 /** The seed's Argus envelope in v1.0 shape: no kind, ROLE_USER, a `{data}` part. */
-export function argusParams1(operation: string, requestId = `req-${operation}`, returnImmediately?: boolean): Record<string, unknown> {
+export function argusParams1 (operation: string, requestId = `req-${operation}`, returnImmediately?: boolean): Record<string, unknown> {
   return {
     message: {
       messageId: requestId,
@@ -32,7 +32,7 @@ export function argusParams1(operation: string, requestId = `req-${operation}`, 
   }
 }
 
-export function textParams1(text = 'hello', returnImmediately?: boolean): Record<string, unknown> {
+export function textParams1 (text = 'hello', returnImmediately?: boolean): Record<string, unknown> {
   return {
     message: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }] },
     configuration: { acceptedOutputModes: ['application/json'], ...(returnImmediately === undefined ? {} : { returnImmediately }) }
@@ -40,7 +40,7 @@ export function textParams1(text = 'hello', returnImmediately?: boolean): Record
 }
 
 /** The seed's submission on v1.0: SendMessage, returnImmediately, messageId = request id, argus_supervisor metadata. */
-export function submitParams1(epoch: number, over: Record<string, unknown> = {}): Record<string, unknown> {
+export function submitParams1 (epoch: number, over: Record<string, unknown> = {}): Record<string, unknown> {
   const supervisor = { ...mutationParams(epoch), ...over }
   return {
     message: {
@@ -54,6 +54,6 @@ export function submitParams1(epoch: number, over: Record<string, unknown> = {})
 }
 
 /** The ErrorInfo detail a v1.0 error carries. */
-export function errorInfo(reason: string): Array<Record<string, string>> {
+export function errorInfo (reason: string): Array<Record<string, string>> {
   return [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }]
 }

@@ -10,7 +10,7 @@ const start = useSimulator()
 const STATE = /^TASK_STATE_[A-Z_]+$/
 
 /** No `kind` key anywhere in a v1.0 answer. */
-function kindless(value: unknown): boolean {
+function kindless (value: unknown): boolean {
   if (Array.isArray(value)) return value.every(kindless)
   if (typeof value !== 'object' || value === null) return true
   return !('kind' in value) && Object.values(value).every(kindless)

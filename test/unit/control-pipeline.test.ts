@@ -234,9 +234,24 @@ describe('step 2: the request id', () => {
 
 describe('step 3: priorUse', () => {
   const record = (o: Partial<MutationRecord>): MutationRecord => ({
-    requestId: 'req-prior001', campaignId: C1, caller: 'alice', operation: 'claim', paramsHash: 'h1', params: {}, controllerEpoch: null,
-    owner: INSTANCE, deadline: T0, createdAt: T0, state: 'applied', updatedAt: T0, answer: { httpStatus: 200, body: { ok: 1 } },
-    outcomeCode: null, taskId: null, reconcileFailures: 0, resolution: null, ...o
+    requestId: 'req-prior001',
+    campaignId: C1,
+    caller: 'alice',
+    operation: 'claim',
+    paramsHash: 'h1',
+    params: {},
+    controllerEpoch: null,
+    owner: INSTANCE,
+    deadline: T0,
+    createdAt: T0,
+    state: 'applied',
+    updatedAt: T0,
+    answer: { httpStatus: 200, body: { ok: 1 } },
+    outcomeCode: null,
+    taskId: null,
+    reconcileFailures: 0,
+    resolution: null,
+    ...o
   })
 
   it('as a pure step: conflict before mismatch before in-flight before replay', () => {

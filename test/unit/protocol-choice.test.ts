@@ -66,13 +66,18 @@ describe('the v1.0 wire', () => {
   it('reads a v1.0 task into v0.3 shape; unknown states read as unknown; a result of neither wrapper is nothing', () => {
     const task = WIRE_V10.sendResult({
       task: {
-        id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'more?' }] } },
+        id: 't-1',
+        contextId: 'c-1',
+        status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'more?' }] } },
         artifacts: [{ artifactId: 'a', name: 'n', parts: [{ data: { x: 1 } }, { url: 'https://f.example/x', mediaType: 'text/plain', filename: 'x.txt' }, { raw: 'AAEC' }, { mystery: true }] }],
-        history: [{ messageId: 'h' }], metadata: { argus_supervisor: { stage: 's' } }
+        history: [{ messageId: 'h' }],
+        metadata: { argus_supervisor: { stage: 's' } }
       }
     })
     expect(task).toEqual({
-      kind: 'task', id: 't-1', contextId: 'c-1',
+      kind: 'task',
+      id: 't-1',
+      contextId: 'c-1',
       status: { state: 'input-required', message: { kind: 'message', messageId: 'm', parts: [{ kind: 'text', text: 'more?' }] } },
       artifacts: [{ artifactId: 'a', name: 'n', parts: [{ kind: 'data', data: { x: 1 } }, { kind: 'file', file: { uri: 'https://f.example/x', mimeType: 'text/plain', name: 'x.txt' } }, { kind: 'file', file: { bytes: 'AAEC', mimeType: undefined, name: undefined } }, { kind: 'unknown' }] }],
       metadata: { argus_supervisor: { stage: 's' } }

@@ -147,10 +147,10 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
       await q('UPDATE mutation_records SET reconcile_failures = reconcile_failures + 1, last_reconcile_failure_at = $2 WHERE request_id = $1', [requestId, at])
     },
     expirePending: async (now) => await makeAmbiguous((await q<{ request_id: string; campaign_id: string }>(
-      `SELECT request_id, campaign_id FROM mutation_records WHERE state = 'pending' AND deadline < $1 ORDER BY created_at, seq`, [now])).rows, now),
+      'SELECT request_id, campaign_id FROM mutation_records WHERE state = \'pending\' AND deadline < $1 ORDER BY created_at, seq', [now])).rows, now),
     expireAllPending: async (now) => await makeAmbiguous((await q<{ request_id: string; campaign_id: string }>(
-      `SELECT request_id, campaign_id FROM mutation_records WHERE state = 'pending' ORDER BY created_at, seq`)).rows, now),
-    countAmbiguous: async () => (await one<{ n: number }>(`SELECT count(*)::int AS n FROM mutation_records WHERE state = 'ambiguous'`))?.n ?? 0,
+      'SELECT request_id, campaign_id FROM mutation_records WHERE state = \'pending\' ORDER BY created_at, seq')).rows, now),
+    countAmbiguous: async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM mutation_records WHERE state = \'ambiguous\''))?.n ?? 0,
 
     getLease: async (campaignId) => {
       const row = await one<LeaseRow>('SELECT * FROM campaign_leases WHERE campaign_id = $1', [campaignId])

@@ -45,7 +45,7 @@ export function prepareStatements (db: Database.Database) {
     makeAmbiguous: db.prepare<Params>(`UPDATE mutation_records
       SET state = 'ambiguous', outcome_code = 'ambiguous_write', answer = @answer, updated_at = @at
       WHERE request_id = @requestId AND state = 'pending'`),
-    countAmbiguous: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM mutation_records WHERE state = 'ambiguous'`),
+    countAmbiguous: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM mutation_records WHERE state = \'ambiguous\''),
 
     getLease: db.prepare<[string], LeaseRow>('SELECT * FROM campaign_leases WHERE campaign_id = ?'),
     putLease: db.prepare<Params>(`INSERT INTO campaign_leases
