@@ -6,11 +6,16 @@ const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null &&
 export const ScopeSchema = z.enum(['read', 'control', 'admin'])
 export type Scope = z.infer<typeof ScopeSchema>
 
+/** the prefix of every JWT caller's name (src/jwt-callers.ts): a static caller may not use it */
+export const JWT_NAME_PREFIX = 'jwt:'
+
 export const CallerSchema = z.strictObject({
-  name: z.string().min(1).max(128),
+  name: z.string().min(1).max(128).refine((n) => !n.startsWith(JWT_NAME_PREFIX), `must not start with "${JWT_NAME_PREFIX}" (reserved for callers from the identity provider)`),
   tokenSha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').transform((s) => s.toLowerCase()),
   scopes: z.array(ScopeSchema).min(1),
-  controllerId: z.string().min(1).max(128).optional()
+  controllerId: z.string().min(1).max(128).optional(),
+  // ISO 8601 with an offset (e.g. 2027-01-31T00:00:00Z); kept as ms since the epoch
+  expiresAt: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T00:00:00Z' }).transform((s) => Date.parse(s)).optional()
 }).refine((c) => !c.scopes.includes('control') || c.controllerId !== undefined, {
   message: 'required for a caller with the control scope',
   path: ['controllerId'],

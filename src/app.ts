@@ -22,6 +22,8 @@ import loadShedding from './plugins/load-shedding.js'
 import metricsPlugin, { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
 import authFailures from './plugins/auth-failures.js'
 import auth from './plugins/auth.js'
+import { createJwtVerifier } from './jwt-callers.js'
+import { fixedCallers, type StaticCallers } from './static-callers.js'
 import redis from './plugins/redis.js'
 import rateLimit from './plugins/rate-limit.js'
 import openapi from './plugins/openapi.js'
@@ -42,8 +44,8 @@ export const BODY_LIMIT = 64 * 1024
 
 export interface AppDeps {
   config: Config
-  /** callers to authenticate; the dev start passes its generated one */
-  callers: Caller[]
+  /** static callers to authenticate: fixed, or re-read from GATEWAY_CALLERS_FILE; the dev start passes its generated one */
+  callers: Caller[] | StaticCallers
   logger: Logger
   metrics?: GatewayMetrics
   /** started tracing (src/tracing/sdk.ts); absent when off, and then nothing of it is registered */
@@ -95,7 +97,8 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(loadShedding)
   await app.register(redis)
   await app.register(authFailures, { perMinute: config.rateLimitAuthFailures })
-  await app.register(auth, { callers: deps.callers })
+  const jwt = config.jwt === undefined ? undefined : createJwtVerifier(config.jwt, { caPem: config.upstream.caPem, connectTimeoutMs: config.upstream.connectTimeoutMs, readTimeoutMs: config.upstream.readTimeoutMs }, deps.logger)
+  await app.register(auth, { callers: Array.isArray(deps.callers) ? fixedCallers(deps.callers) : deps.callers, jwt })
   await app.register(rateLimit, { read: config.rateLimitRead, control: config.rateLimitControl })
   await app.register(openapi)
 

@@ -23,10 +23,22 @@ export function indexCallers (callers: readonly Caller[]): CallerIndex {
   return new Map(callers.map((c) => [c.tokenSha256.toLowerCase(), c]))
 }
 
-const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/i
+/** a static token is 1–512 printable ASCII characters; a JWT (src/jwt-callers.ts) may be longer */
+export const MAX_STATIC_TOKEN = 512
+const BEARER = /^Bearer ([\x21-\x7e]{1,8192})$/i
+
+/** the bearer token of an Authorization value, or undefined when it is not one */
+export function bearerToken (authorization: string | undefined): string | undefined {
+  return BEARER.exec(authorization ?? '')?.[1]
+}
+
+/** the static caller a token belongs to, whether or not it has expired (the caller judges expiresAt) */
+export function callerOfToken (callers: CallerIndex, token: string): Caller | null {
+  if (token.length > MAX_STATIC_TOKEN) return null
+  return callers.get(sha256Hex(token)) ?? null
+}
 
 export function findCaller (callers: CallerIndex, authorization: string | undefined): Caller | null {
-  const m = BEARER.exec(authorization ?? '')
-  if (m?.[1] === undefined) return null
-  return callers.get(sha256Hex(m[1])) ?? null
+  const token = bearerToken(authorization)
+  return token === undefined ? null : callerOfToken(callers, token)
 }

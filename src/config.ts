@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { z } from 'zod'
-import { CallersSchema, type Caller } from '../schemas/callers.js'
+import type { Caller } from '../schemas/callers.js'
 import { CAMPAIGN_LOCK_WAIT_MS } from './ledger/campaign-locks.js'
 import { tracingEnabled } from './tracing/env.js'
 import { isLoopbackHost, parseOpenOperatorUrl } from './upstream/url.js'
@@ -12,6 +12,8 @@ import { MIN_SECRET_LENGTH, inFixedAnswers } from './secret-match.js'
 import { READABLE, configLines } from './validation.js'
 import type { JSONWebKeySet } from 'jose'
 import { parseJwks } from './discovery/trusted-keys.js'
+import { ASYMMETRIC_ALGORITHMS, JwtClaimsSchema, type JwtConfig } from './jwt-callers.js'
+import { parseCallers } from './static-callers.js'
 
 export type Env = Record<string, string | undefined>
 
@@ -69,6 +71,15 @@ const EnvSchema = z.object({
   // unset: 5 s, or the interval when that is shorter
   GATEWAY_DISCOVERY_MIN_INTERVAL_MS: int(100, 86_400_000).optional(),
   GATEWAY_CARD_JWKS_FILE: z.string().min(1).optional(),
+  // callers from an identity provider (docs/design.md#authentication)
+  GATEWAY_JWT_ISSUER: z.string().min(1).optional(),
+  GATEWAY_JWT_AUDIENCE: z.string().min(1).optional(),
+  GATEWAY_JWT_JWKS_URL: z.string().min(1).optional(),
+  GATEWAY_JWT_JWKS_FILE: z.string().min(1).optional(),
+  GATEWAY_JWT_ALGORITHMS: z.string().min(1).default('RS256,ES256'),
+  GATEWAY_JWT_LEEWAY_SECONDS: int(0, 300).default(30),
+  GATEWAY_JWT_CLAIMS: z.string().min(1).optional(),
+  GATEWAY_JWT_JWKS_MIN_REFRESH_MS: int(100, 86_400_000).default(30_000),
   // the HTTP edges (docs/design.md#http-edges); the connection timeout's default is derived
   GATEWAY_HEADERS_TIMEOUT_MS: int(1, 600_000).default(10_000),
   GATEWAY_REQUEST_TIMEOUT_MS: int(1, 600_000).default(30_000),
@@ -153,6 +164,10 @@ export interface Config {
   upstream: UpstreamConfig
   /** undefined outside production when no callers are configured: a dev token is generated */
   callers: Caller[] | undefined
+  /** GATEWAY_CALLERS_FILE's path when the callers came from it: re-read on SIGHUP and on change */
+  callersFile: string | undefined
+  /** callers from an identity provider (docs/design.md#authentication) */
+  jwt: JwtConfig | undefined
   controlEnabled: boolean
   leaseSafetyMs: number
   ledgerUrl: string
@@ -271,18 +286,11 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   let callers: Caller[] | undefined
   const callersRaw = pick('GATEWAY_CALLERS', 'GATEWAY_CALLERS_FILE')
   if (callersRaw !== undefined) {
-    let json: unknown
-    try {
-      json = JSON.parse(callersRaw)
-    } catch {
-      problems.push('GATEWAY_CALLERS: not valid JSON')
-    }
-    if (json !== undefined) {
-      const c = CallersSchema.safeParse(json, READABLE)
-      if (c.success) callers = c.data
-      else problems.push(...configLines(c.error.issues, 'GATEWAY_CALLERS'))
-    }
+    const c = parseCallers(callersRaw)
+    if ('callers' in c) callers = c.callers
+    else problems.push(...c.problems)
   }
+  const callersFile = callers !== undefined && (env.GATEWAY_CALLERS === undefined || env.GATEWAY_CALLERS === '') ? env.GATEWAY_CALLERS_FILE : undefined
 
   let caPem: string | undefined
   if (env.UPSTREAM_CA_FILE !== undefined && env.UPSTREAM_CA_FILE !== '') {
@@ -310,11 +318,13 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     else warnings.push('NODE_TLS_REJECT_UNAUTHORIZED=0 is set: the upstream\'s certificate is verified regardless, but other TLS connections of this process (Redis, the OTLP exporter) are not; never do this in production')
   }
 
+  const jwt = jwtConfig(e, production, problems, read)
+
   if (production) {
     const missing: string[] = []
     if (e.OPENOPERATOR_URL === undefined && fine('OPENOPERATOR_URL')) missing.push('OPENOPERATOR_URL')
     if (secret === undefined && !problems.some((p) => p.startsWith('SPYNEL_AGENT_ZERO_API_KEY'))) missing.push('SPYNEL_AGENT_ZERO_API_KEY (or SPYNEL_AGENT_ZERO_API_KEY_FILE)')
-    if (callers === undefined && !problems.some((p) => p.startsWith('GATEWAY_CALLERS'))) missing.push('GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE)')
+    if (callers === undefined && jwt === undefined && !problems.some((p) => p.startsWith('GATEWAY_CALLERS') || p.startsWith('GATEWAY_JWT_'))) missing.push('GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE, or the GATEWAY_JWT_ variables)')
     if (e.GATEWAY_LEDGER_URL === undefined && fine('GATEWAY_LEDGER_URL')) missing.push('GATEWAY_LEDGER_URL')
     for (const m of missing) problems.push(`${m}: required when NODE_ENV=production`)
   } else if (e.OPENOPERATOR_URL !== undefined && secret === undefined) {
@@ -391,6 +401,8 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
       plainHttp
     },
     callers,
+    callersFile,
+    jwt,
     controlEnabled: e.GATEWAY_CONTROL_ENABLED,
     leaseSafetyMs: e.GATEWAY_LEASE_SAFETY_MS,
     ledgerUrl,
@@ -425,6 +437,58 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     tracing: tracingEnabled(env),
     warnings
   }
+}
+
+const JWT_VARIABLES = ['GATEWAY_JWT_ISSUER', 'GATEWAY_JWT_AUDIENCE', 'GATEWAY_JWT_JWKS_URL', 'GATEWAY_JWT_JWKS_FILE', 'GATEWAY_JWT_CLAIMS'] as const
+
+/** the JWT callers' settings, or undefined when none is set; problems named as the others */
+function jwtConfig (e: z.infer<typeof EnvSchema>, production: boolean, problems: string[], read: (p: string) => string): JwtConfig | undefined {
+  if (JWT_VARIABLES.every((v) => e[v] === undefined)) return undefined
+  const before = problems.length
+  if (e.GATEWAY_JWT_ISSUER === undefined) problems.push('GATEWAY_JWT_ISSUER: required when JWT callers are configured')
+  if (e.GATEWAY_JWT_AUDIENCE === undefined) problems.push('GATEWAY_JWT_AUDIENCE: required when JWT callers are configured')
+  const algorithms = e.GATEWAY_JWT_ALGORITHMS.split(',').map((a) => a.trim())
+  for (const a of algorithms) {
+    if (/^HS/i.test(a)) problems.push(`GATEWAY_JWT_ALGORITHMS: ${a} is refused (HMAC: a shared secret, and the key confusion of verifying one with a public key)`)
+    else if (a.toLowerCase() === 'none') problems.push('GATEWAY_JWT_ALGORITHMS: none is refused (an unsigned token)')
+    else if (!(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(a)) problems.push(`GATEWAY_JWT_ALGORITHMS: ${a === '' ? 'an empty entry' : a} is not one of ${ASYMMETRIC_ALGORITHMS.join(', ')}`)
+  }
+  let claims = JwtClaimsSchema.parse({})
+  if (e.GATEWAY_JWT_CLAIMS !== undefined) {
+    let json: unknown
+    try {
+      json = JSON.parse(e.GATEWAY_JWT_CLAIMS)
+    } catch {
+      problems.push('GATEWAY_JWT_CLAIMS: not valid JSON')
+    }
+    if (json !== undefined) {
+      const c = JwtClaimsSchema.safeParse(json, READABLE)
+      if (c.success) claims = c.data
+      else problems.push(...configLines(c.error.issues, 'GATEWAY_JWT_CLAIMS'))
+    }
+  }
+  let jwks: JwtConfig['jwks'] | undefined
+  if ((e.GATEWAY_JWT_JWKS_URL === undefined) === (e.GATEWAY_JWT_JWKS_FILE === undefined)) {
+    problems.push('GATEWAY_JWT_JWKS_URL, GATEWAY_JWT_JWKS_FILE: set exactly one (where the identity provider\'s keys are)')
+  } else if (e.GATEWAY_JWT_JWKS_URL !== undefined) {
+    const u = parseOpenOperatorUrl(e.GATEWAY_JWT_JWKS_URL, production)
+    if (typeof u === 'string') problems.push(u.replaceAll('OPENOPERATOR_URL', 'GATEWAY_JWT_JWKS_URL'))
+    else jwks = { url: new URL(e.GATEWAY_JWT_JWKS_URL).href, minRefreshMs: e.GATEWAY_JWT_JWKS_MIN_REFRESH_MS }
+  } else {
+    let text: string | undefined
+    try {
+      text = read(e.GATEWAY_JWT_JWKS_FILE!)
+    } catch {
+      problems.push('GATEWAY_JWT_JWKS_FILE: cannot be read')
+    }
+    if (text !== undefined) {
+      const parsed = parseJwks(text)
+      if ('jwks' in parsed) jwks = { file: e.GATEWAY_JWT_JWKS_FILE!, initial: parsed.jwks }
+      else for (const p of parsed.problems) problems.push(`GATEWAY_JWT_JWKS_FILE: ${p}`)
+    }
+  }
+  if (problems.length > before || jwks === undefined) return undefined
+  return { issuer: e.GATEWAY_JWT_ISSUER!, audience: e.GATEWAY_JWT_AUDIENCE!, algorithms, leewaySeconds: e.GATEWAY_JWT_LEEWAY_SECONDS, claims, jwks }
 }
 
 export { redactUrl } from './redact-url.js'

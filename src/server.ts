@@ -16,6 +16,7 @@ import { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
 import { sha256Hex } from './caller-tokens.js'
 import { startSimulator, type Simulator } from './simulator/index.js'
 import type { Caller } from '../schemas/callers.js'
+import { callersFromFile, fixedCallers, type StaticCallers } from './static-callers.js'
 
 export interface RunningGateway {
   app: GatewayApp
@@ -25,6 +26,8 @@ export interface RunningGateway {
   metricsUrl: string
   devToken: string | undefined
   logger: Logger
+  /** re-reads GATEWAY_CALLERS_FILE now (the bin calls it on SIGHUP); false when nothing changed or the callers are inline */
+  reloadCallers: () => boolean
   close: () => Promise<void>
 }
 
@@ -104,10 +107,15 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   }
   if (config.upstream.secret !== undefined) secrets.add(config.upstream.secret)
 
-  let callers: Caller[]
+  let callers: Caller[] | StaticCallers
   let devToken: string | undefined
-  if (config.callers !== undefined) {
+  if (config.callers !== undefined && config.callersFile !== undefined) {
+    callers = callersFromFile({ path: config.callersFile, initial: config.callers, log: logger })
+  } else if (config.callers !== undefined) {
     callers = config.callers
+  } else if (config.jwt !== undefined) {
+    // callers from the identity provider only: no static token, and no dev token either
+    callers = []
   } else {
     devToken = `dev-${randomBytes(24).toString('base64url')}`
     callers = [{ name: 'dev', tokenSha256: sha256Hex(devToken), scopes: ['read', 'control', 'admin'], controllerId: 'dev' }]
@@ -120,8 +128,9 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
     config = { ...config, http: { ...config.http, maxConnections: fit.api }, metricsMaxConnections: fit.metrics }
   }
 
+  const staticCallers = Array.isArray(callers) ? fixedCallers(callers) : callers
   const metrics = createMetrics()
-  const app = await buildApp({ config, callers, logger, metrics, coalesceReads: opts.coalesceReads, tracing, clock: opts.clock, onMutationStep: opts.onMutationStep })
+  const app = await buildApp({ config, callers: staticCallers, logger, metrics, coalesceReads: opts.coalesceReads, tracing, clock: opts.clock, onMutationStep: opts.onMutationStep })
   const metricsServer = buildMetricsServer(metrics, METRICS_CACHE_MS, { http: config.http, maxConnections: config.metricsMaxConnections, log: logger })
   let closing: Promise<void> | undefined
   // idempotent: a test may close explicitly and again when it finishes. It drains: the API
@@ -129,6 +138,7 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   const close = async (): Promise<void> => {
     closing ??= (async () => {
       const started = performance.now()
+      staticCallers.close()
       const { inFlight, cut } = await drainAndClose(app, config.shutdownGraceMs, logger)
       await metricsServer.close()
       await simulator?.close()
@@ -157,7 +167,7 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
     secrets.add(devToken)
   }
 
-  return { app, metricsServer, simulator, url, metricsUrl, devToken, logger, close }
+  return { app, metricsServer, simulator, url, metricsUrl, devToken, logger, reloadCallers: staticCallers.reload, close }
 }
 
 function listenUrl (server: FastifyInstance): string {

@@ -50,6 +50,11 @@ async function start (args: string[]): Promise<void> {
   }
   const { startGatewayServer } = await import('../server.js')
   const gw = await startGatewayServer(config)
+  // SIGHUP re-reads GATEWAY_CALLERS_FILE (docs/operating.md#callers); without a handler Node would exit
+  process.on('SIGHUP', () => {
+    if (config.callersFile === undefined) gw.logger.warn('SIGHUP: the callers are inline (GATEWAY_CALLERS), nothing to reload; use GATEWAY_CALLERS_FILE to reload without a restart')
+    else gw.reloadCallers()
+  })
   // the drain waits up to the grace for requests in flight (docs/design.md#shutdown); past it
   // plus the time to close the pools and the ledger, the process gives up and exits 1
   const log = gw.logger
@@ -110,7 +115,8 @@ const COMMANDS: Record<string, Command> = {
   a bad value prints every problem and exits 1. With none, outside production, it runs against
   the embedded simulator, listens on 127.0.0.1 only (HOST=0.0.0.0: every interface) and prints
   a development token.
-  SIGTERM or SIGINT drains the requests in flight, then exits 0.`,
+  SIGTERM or SIGINT drains the requests in flight, then exits 0. SIGHUP re-reads
+  GATEWAY_CALLERS_FILE (a bad file keeps the callers in use).`,
     run: start
   },
   simulator: {

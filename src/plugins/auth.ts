@@ -2,19 +2,30 @@
 // (SHA-256) and its digest looked up among the callers' digests; 401 with WWW-Authenticate, 403 on
 // a missing scope. Routes declare `config: { scope }`; routes without one are public. Failed logins
 // are limited per client address (src/plugins/auth-failures.ts, docs/design.md#rate-limits). The
-// digest and the lookup are src/caller-tokens.ts.
+// digest and the lookup are src/caller-tokens.ts. A token that is no static caller's and is a
+// JWT is verified against the identity provider's keys (src/jwt-callers.ts). Every refusal is the
+// same 401, counted by reason in gateway_auth_refused_total; the reason goes to a debug line only.
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Caller, Scope } from '../../schemas/callers.js'
-import { findCaller, indexCallers } from '../caller-tokens.js'
+import { bearerToken, callerOfToken } from '../caller-tokens.js'
 import { GatewayError } from '../errors.js'
+import type { JwtVerifier, RefusalReason } from '../jwt-callers.js'
+import { looksLikeJwt } from '../jwt-callers.js'
+import type { StaticCallers } from '../static-callers.js'
 
 declare module 'fastify' {
   interface FastifyRequest { caller: Caller | null }
   interface FastifyContextConfig { scope?: Scope }
 }
 
-export interface AuthOptions { callers: Caller[] }
+export interface AuthOptions {
+  callers: StaticCallers
+  /** JWT callers, when GATEWAY_JWT_* is configured */
+  jwt?: JwtVerifier
+  /** the clock static callers' expiresAt is judged by */
+  now?: () => number
+}
 
 /** how many Authorization headers the request carried (`request.headers` keeps only the first) */
 export function authorizationHeaders (rawHeaders: readonly string[]): number {
@@ -30,39 +41,67 @@ const unauthorized = (): GatewayError => new GatewayError('unauthorized', {
   headers: { 'www-authenticate': 'Bearer realm="openoperator-gateway"' }
 })
 
+type Outcome = { caller: Caller } | { reason: RefusalReason; detail?: string } | { pending: Promise<{ caller: Caller } | { reason: RefusalReason; detail?: string }> }
+
 export default fp<AuthOptions>(async (app, opts) => {
   app.decorateRequest('caller', null)
-  const index = indexCallers(opts.callers)
-  /** the caller of a request, or null for no valid token; throws on two Authorization headers and a missing scope */
-  const authenticate = (request: FastifyRequest, scope: Scope): Caller | null => {
+  const now = opts.now ?? Date.now
+  const jwt = opts.jwt
+  if (jwt !== undefined) app.addHook('onClose', async () => { await jwt.close() })
+  /** who the token is, synchronously for a static token; throws on two Authorization headers */
+  const identify = (request: FastifyRequest): Outcome => {
     // Node keeps the first of two Authorization headers; which one a proxy on the way used is
     // unknowable, so neither is taken
     if (authorizationHeaders(request.raw.rawHeaders) > 1) throw new GatewayError('invalid_request', { message: 'The request carries more than one Authorization header.' })
-    const caller = findCaller(index, request.headers.authorization)
-    if (caller !== null && !caller.scopes.includes(scope)) throw new GatewayError('forbidden', { message: `This route requires the ${scope} scope.` })
-    return caller
+    const header = request.headers.authorization
+    const token = bearerToken(header)
+    if (token === undefined) return { reason: header === undefined ? 'missing' : 'malformed' }
+    // one reference read: the set in use when the request arrived, old or new, never a mix
+    const set = opts.callers.current()
+    const found = callerOfToken(set.index, token)
+    if (found !== null) return found.expiresAt !== undefined && now() >= found.expiresAt ? { reason: 'expired', detail: 'static token past its expiresAt' } : { caller: found }
+    if (jwt !== undefined && looksLikeJwt(token)) return { pending: jwt.verify(token, set.controllerIds) }
+    return { reason: 'unknown_token' }
   }
-  const refused = async (request: FastifyRequest): Promise<never> => {
+  const scoped = (caller: Caller, scope: Scope): void => {
+    if (!caller.scopes.includes(scope)) throw new GatewayError('forbidden', { message: `This route requires the ${scope} scope.` })
+  }
+  const refused = async (request: FastifyRequest, reason: RefusalReason, detail: string | undefined): Promise<never> => {
+    app.metrics.authRefused.inc({ reason })
+    request.log.debug({ reason, detail }, 'authentication refused')
     await app.authFailures.record(request)
     throw unauthorized()
   }
-  const finish = (request: FastifyRequest, scope: Scope, done: (err?: Error) => void): void => {
-    let caller: Caller | null
+  const settle = (request: FastifyRequest, scope: Scope, o: { caller: Caller } | { reason: RefusalReason; detail?: string }, done: (err?: Error) => void): void => {
+    if ('reason' in o) {
+      refused(request, o.reason, o.detail).catch(done)
+      return
+    }
     try {
-      caller = authenticate(request, scope)
+      scoped(o.caller, scope)
     } catch (err) {
       done(err as Error)
       return
     }
-    if (caller === null) {
-      refused(request).catch(done)
-      return
-    }
-    request.caller = caller
+    request.caller = o.caller
     done()
   }
-  // callback style, and no promise at all for an address that cannot be over its failure budget
-  // (docs/design.md#hot-path)
+  const finish = (request: FastifyRequest, scope: Scope, done: (err?: Error) => void): void => {
+    let o: Outcome
+    try {
+      o = identify(request)
+    } catch (err) {
+      done(err as Error)
+      return
+    }
+    if ('pending' in o) {
+      o.pending.then((r) => { settle(request, scope, r, done) }, done)
+      return
+    }
+    settle(request, scope, o, done)
+  }
+  // callback style, and no promise at all for a static token from an address that cannot be
+  // over its failure budget (docs/design.md#hot-path)
   app.addHook('onRequest', (request, _reply, done) => {
     const scope = request.routeOptions.config.scope
     if (scope === undefined) { done(); return }
@@ -73,4 +112,4 @@ export default fp<AuthOptions>(async (app, opts) => {
     }
     finish(request, scope, done)
   })
-}, { name: 'auth', dependencies: ['error-handler', 'auth-failures'] })
+}, { name: 'auth', dependencies: ['error-handler', 'auth-failures', 'metrics'] })

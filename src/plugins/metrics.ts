@@ -19,6 +19,8 @@ export interface GatewayMetrics {
   cardSignature: Gauge<'state'>
   discovery: Counter<'outcome'>
   rateLimited: Counter<'route'>
+  /** 401s by why (src/jwt-callers.ts REFUSAL_REASONS); the reason is never told to the caller */
+  authRefused: Counter<'reason'>
   rateLimitStoreErrors: Counter
   readCoalesced: Counter
   connectionsDropped: Counter<'listener' | 'reason'>
@@ -111,6 +113,7 @@ export function createMetrics (): GatewayMetrics {
     }),
     discovery: new Counter({ name: 'gateway_discovery_total', help: 'Agent card refreshes by outcome', labelNames: ['outcome'], registers }),
     rateLimited: new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused by the rate limit', labelNames: ['route'], registers }),
+    authRefused: new Counter({ name: 'gateway_auth_refused_total', help: 'Authentications refused (401), by reason: missing, unknown_token, expired, not_yet_valid, malformed, algorithm, unknown_kid, signature, claims, no_keys, controller_conflict', labelNames: ['reason'], registers }),
     rateLimitStoreErrors: new Counter({ name: 'gateway_rate_limit_store_errors_total', help: 'Rate-limit store (Redis) calls that failed, or were skipped while the store backs off after a failure; the request was served (fail open)', registers }),
     readCoalesced: new Counter({ name: 'gateway_read_coalesced_total', help: 'Reads served by an identical upstream call already in flight', registers }),
     // reason: max_connections (the listener's cap), per_address (the bound per client address), accept_error (no descriptor left)

@@ -1,0 +1,210 @@
+// Callers from the identity provider (docs/design.md#authentication): a bearer token that is a
+// JWT, verified by jose's jwtVerify against the IdP's keys — a JWKS file re-read on change, or a
+// JWKS URL fetched on undici with the gateway's outbound bounds, cached, refreshed when a token
+// names an unknown kid at most once per GATEWAY_JWT_JWKS_MIN_REFRESH_MS. The algorithms are an
+// explicit list (never `none`, never HMAC); iss, aud, exp (required), nbf and iat are checked
+// with a small leeway. A verified token becomes a caller named `jwt:<name claim>` with the
+// gateway's scopes it holds; the control scope needs a controllerId claim, and a controllerId
+// claim without it is ignored. Every refusal has a reason, for the metric and a debug line only.
+import { Agent, request } from 'undici'
+import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
+import { z } from 'zod'
+import { JWT_NAME_PREFIX, ScopeSchema, type Caller, type Scope } from '../schemas/callers.js'
+import { sha256Hex } from './caller-tokens.js'
+import { parseJwks, trustedKeysFromFile } from './discovery/trusted-keys.js'
+import { tlsOptionsFor } from './upstream/client.js'
+
+/** why a token was refused: a small fixed set, the label of gateway_auth_refused_total */
+export const REFUSAL_REASONS = ['missing', 'unknown_token', 'expired', 'not_yet_valid', 'malformed', 'algorithm', 'unknown_kid', 'signature', 'claims', 'no_keys', 'controller_conflict'] as const
+export type RefusalReason = typeof REFUSAL_REASONS[number]
+
+/** the asymmetric algorithms GATEWAY_JWT_ALGORITHMS may name; HS* and none are refused at load */
+export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const
+
+export const JwtClaimsSchema = z.strictObject({
+  name: z.string().min(1).max(128).default('sub'),
+  scopes: z.string().min(1).max(128).default('scope'),
+  controllerId: z.string().min(1).max(128).default('oo_controller_id')
+})
+export type JwtClaims = z.infer<typeof JwtClaimsSchema>
+
+export interface JwtConfig {
+  issuer: string
+  audience: string
+  algorithms: string[]
+  leewaySeconds: number
+  claims: JwtClaims
+  jwks: { file: string; initial: JSONWebKeySet } | { url: string; minRefreshMs: number }
+}
+
+/** bounds of the JWKS fetch, the upstream's own (docs/design.md#upstream-wire-rules) */
+export interface JwksFetchBounds { caPem: string | undefined; connectTimeoutMs: number; readTimeoutMs: number }
+export const JWKS_MAX_BYTES = 1024 * 1024
+
+const SEGMENT = /^[A-Za-z0-9_-]+$/
+
+/** three base64url segments whose first is a JSON object: anything else is a static token */
+export function looksLikeJwt (token: string): boolean {
+  const a = token.indexOf('.')
+  if (a <= 0) return false
+  const b = token.indexOf('.', a + 1)
+  if (b < 0 || token.indexOf('.', b + 1) >= 0) return false
+  const head = token.slice(0, a)
+  if (!SEGMENT.test(head) || !SEGMENT.test(token.slice(a + 1, b)) || !/^[A-Za-z0-9_-]*$/.test(token.slice(b + 1))) return false
+  try {
+    const h: unknown = JSON.parse(Buffer.from(head, 'base64url').toString('utf8'))
+    return typeof h === 'object' && h !== null && !Array.isArray(h)
+  } catch {
+    return false
+  }
+}
+
+/** one JWKS fetch: verified TLS, connect and read timeouts, at most 1 MiB, no redirect followed */
+export async function fetchJwks (url: string, dispatcher: Agent, readTimeoutMs: number): Promise<JSONWebKeySet> {
+  const res = await request(url, { dispatcher, method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(readTimeoutMs) })
+  if (res.statusCode !== 200) {
+    res.body.destroy()
+    throw new Error(`the JWKS URL answered ${res.statusCode}`)
+  }
+  const declared = Number(res.headers['content-length'])
+  if (declared > JWKS_MAX_BYTES) {
+    res.body.destroy()
+    throw new Error('the JWKS is larger than 1 MiB')
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of res.body) {
+    size += (chunk as Buffer).length
+    if (size > JWKS_MAX_BYTES) {
+      res.body.destroy()
+      throw new Error('the JWKS is larger than 1 MiB')
+    }
+    chunks.push(chunk as Buffer)
+  }
+  const parsed = parseJwks(Buffer.concat(chunks).toString('utf8'))
+  if ('problems' in parsed) throw new Error(`the JWKS is refused: ${parsed.problems.join('; ')}`)
+  return parsed.jwks
+}
+
+export interface JwtVerifier {
+  /** the caller a JWT stands for, or why it is refused; never throws */
+  verify: (token: string, staticControllerIds: ReadonlySet<string>) => Promise<{ caller: Caller } | { reason: RefusalReason; detail?: string }>
+  /** the first key fetch (URL) has completed, successfully or not; resolved at once for a file */
+  started: Promise<void>
+  /** JWKS fetches made (URL), for tests and the log */
+  fetches: () => number
+  close: () => Promise<void>
+}
+
+interface Log { info: (o: object, m: string) => void; warn: (o: object, m: string) => void }
+
+export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: Log, now: () => number = Date.now): JwtVerifier {
+  let getKey: JWTVerifyGetKey
+  let fetches = 0
+  let started: Promise<void> = Promise.resolve()
+  let close = async (): Promise<void> => {}
+  if ('file' in c.jwks) {
+    const keys = trustedKeysFromFile(c.jwks.file, c.jwks.initial, (problem) => { log.warn({ problem: problem.replace('GATEWAY_CARD_JWKS_FILE', 'GATEWAY_JWT_JWKS_FILE') }, 'GATEWAY_JWT_JWKS_FILE was not reloaded') })
+    let seen = keys.current()
+    let local = createLocalJWKSet(seen)
+    getKey = async (header, token) => {
+      const k = keys.current()
+      if (k !== seen) { seen = k; local = createLocalJWKSet(k) }
+      return await local(header, token)
+    }
+  } else {
+    const { url, minRefreshMs } = c.jwks
+    const dispatcher = new Agent({
+      connect: { ...tlsOptionsFor(bounds.caPem), timeout: bounds.connectTimeoutMs },
+      headersTimeout: bounds.readTimeoutMs,
+      bodyTimeout: bounds.readTimeoutMs,
+      connections: 2
+    })
+    let local: JWTVerifyGetKey | undefined
+    let lastFetchAt = -Infinity
+    let inFlight: Promise<void> | undefined
+    /** one fetch at a time, and none sooner than minRefreshMs after the last began */
+    const refresh = (): Promise<void> | undefined => {
+      if (inFlight !== undefined) return inFlight
+      if (now() - lastFetchAt < minRefreshMs) return undefined
+      lastFetchAt = now()
+      fetches++
+      inFlight = fetchJwks(url, dispatcher, bounds.readTimeoutMs).then((jwks) => {
+        local = createLocalJWKSet(jwks)
+        log.info({ keys: jwks.keys.length }, 'JWKS fetched from GATEWAY_JWT_JWKS_URL')
+      }, (err: unknown) => {
+        log.warn({ detail: err instanceof Error ? err.message : String(err) }, 'JWKS fetch from GATEWAY_JWT_JWKS_URL failed: JWTs signed with keys not yet fetched are refused')
+      }).finally(() => { inFlight = undefined })
+      return inFlight
+    }
+    started = refresh() ?? Promise.resolve()
+    getKey = async (header, token) => {
+      if (local !== undefined) {
+        try {
+          return await local(header, token)
+        } catch (err) {
+          if (!(err instanceof errors.JWKSNoMatchingKey)) throw err
+        }
+      }
+      // an unknown kid: the IdP may have rotated. At most one fetch per window, a flood included
+      await refresh()
+      if (local === undefined) throw new NoKeys()
+      return await local(header, token)
+    }
+    close = async () => { await dispatcher.close() }
+  }
+
+  const verify: JwtVerifier['verify'] = async (token, staticControllerIds) => {
+    let payload: JWTPayload
+    try {
+      ({ payload } = await jwtVerify(token, getKey, {
+        issuer: c.issuer,
+        audience: c.audience,
+        algorithms: c.algorithms,
+        clockTolerance: c.leewaySeconds,
+        requiredClaims: ['exp'],
+        currentDate: new Date(now())
+      }))
+    } catch (err) {
+      return { reason: reasonOf(err), detail: err instanceof Error ? err.message : undefined }
+    }
+    // jose checks iat only against a maximum age: a token issued in the future is not yet valid
+    if (typeof payload.iat === 'number' && payload.iat > now() / 1000 + c.leewaySeconds) return { reason: 'not_yet_valid', detail: 'iat is in the future' }
+    return callerOf(payload, c.claims, token, staticControllerIds)
+  }
+  return { verify, started, fetches: () => fetches, close: async () => { await close() } }
+}
+
+class NoKeys extends Error {}
+
+function reasonOf (err: unknown): RefusalReason {
+  if (err instanceof NoKeys) return 'no_keys'
+  if (err instanceof errors.JWTExpired) return 'expired'
+  if (err instanceof errors.JWTClaimValidationFailed) return err.claim === 'nbf' ? 'not_yet_valid' : 'claims'
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'algorithm'
+  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) return 'unknown_kid'
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'signature'
+  return 'malformed'
+}
+
+const SCOPES: ReadonlySet<string> = new Set(ScopeSchema.options)
+
+/** the caller a verified payload stands for under the claim mapping */
+export function callerOf (payload: JWTPayload, claims: JwtClaims, token: string, staticControllerIds: ReadonlySet<string>): { caller: Caller } | { reason: RefusalReason; detail: string } {
+  const name = payload[claims.name]
+  if (typeof name !== 'string' || name === '' || name.length > 128 - JWT_NAME_PREFIX.length) return { reason: 'claims', detail: `the ${claims.name} claim must be a string of 1–${128 - JWT_NAME_PREFIX.length} characters` }
+  const raw = payload[claims.scopes]
+  const listed = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : []
+  // only the gateway's scopes are taken; an IdP's other scopes and roles are ignored
+  const scopes = [...new Set(listed.filter((s): s is Scope => typeof s === 'string' && SCOPES.has(s)))]
+  const id = payload[claims.controllerId]
+  const controllerId = typeof id === 'string' && id !== '' && id.length <= 128 ? id : undefined
+  const caller: Caller = { name: `${JWT_NAME_PREFIX}${name}`, tokenSha256: sha256Hex(token), scopes }
+  if (scopes.includes('control')) {
+    // control needs a controller id from the verified token; without one the scope is dropped
+    if (controllerId === undefined) caller.scopes = scopes.filter((s) => s !== 'control')
+    else if (staticControllerIds.has(controllerId)) return { reason: 'controller_conflict', detail: 'the controllerId claim is a static caller\'s' }
+    else caller.controllerId = controllerId
+  }
+  return { caller }
+}
