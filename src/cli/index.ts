@@ -59,6 +59,8 @@ async function start (args: string[]): Promise<void> {
   // plus the time to close the pools and the ledger, the process gives up and exits 1
   const log = gw.logger
   closeWithGrace({
+    // SIGHUP reloads the callers (above) instead of draining the process
+    skip: ['SIGHUP'],
     delay: config.shutdownGraceMs + CLOSE_AFTER_GRACE_MS,
     logger: { error: (m: unknown) => { log.error({ detail: String(m) }, 'shutdown failed') } },
     onTimeout: (delay) => { log.error({ delay }, 'shutdown did not finish in time') },
