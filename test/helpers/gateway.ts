@@ -20,6 +20,8 @@ export interface TestGateway {
   logs: string[]
   tokens: { reader: string; controller: string; admin: string; all: string; none: string }
   env: Env
+  /** re-reads GATEWAY_CALLERS_FILE, as SIGHUP does in the bin */
+  reloadCallers: () => boolean
   close: () => Promise<void>
 }
 
@@ -73,5 +75,5 @@ export async function startGateway (o: GatewayOverrides = {}): Promise<TestGatew
     await gw.close()
     throw err
   }
-  return { app: gw.app, url: gw.url, metricsUrl: gw.metricsUrl, logs, tokens, env, close: gw.close }
+  return { app: gw.app, url: gw.url, metricsUrl: gw.metricsUrl, logs, tokens, env, reloadCallers: gw.reloadCallers, close: gw.close }
 }
