@@ -324,7 +324,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     const missing: string[] = []
     if (e.OPENOPERATOR_URL === undefined && fine('OPENOPERATOR_URL')) missing.push('OPENOPERATOR_URL')
     if (secret === undefined && !problems.some((p) => p.startsWith('SPYNEL_AGENT_ZERO_API_KEY'))) missing.push('SPYNEL_AGENT_ZERO_API_KEY (or SPYNEL_AGENT_ZERO_API_KEY_FILE)')
-    if (callers === undefined && jwt === undefined && !problems.some((p) => p.startsWith('GATEWAY_CALLERS') || p.startsWith('GATEWAY_JWT_'))) missing.push('GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE, or the GATEWAY_JWT_ variables)')
+    if (callers === undefined && !problems.some((p) => p.startsWith('GATEWAY_CALLERS'))) missing.push('GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE)')
     if (e.GATEWAY_LEDGER_URL === undefined && fine('GATEWAY_LEDGER_URL')) missing.push('GATEWAY_LEDGER_URL')
     for (const m of missing) problems.push(`${m}: required when NODE_ENV=production`)
   } else if (e.OPENOPERATOR_URL !== undefined && secret === undefined) {

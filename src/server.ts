@@ -113,9 +113,6 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
     callers = callersFromFile({ path: config.callersFile, initial: config.callers, log: logger })
   } else if (config.callers !== undefined) {
     callers = config.callers
-  } else if (config.jwt !== undefined) {
-    // callers from the identity provider only: no static token, and no dev token either
-    callers = []
   } else {
     devToken = `dev-${randomBytes(24).toString('base64url')}`
     callers = [{ name: 'dev', tokenSha256: sha256Hex(devToken), scopes: ['read', 'control', 'admin'], controllerId: 'dev' }]

@@ -66,10 +66,10 @@ describe('GATEWAY_JWT_* configuration', () => {
     expect(problems({ ...FILE_BASE, GATEWAY_JWT_JWKS_FILE: '/missing.json' })).toEqual(['GATEWAY_JWT_JWKS_FILE: cannot be read'])
   })
 
-  it('in production, JWT callers alone are enough: GATEWAY_CALLERS is then not required', () => {
+  it('in production GATEWAY_CALLERS stays required beside JWT callers (CONTRACT.md §11)', () => {
     const prod = { NODE_ENV: 'production', OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 'a-random-upstream-secret-0123456789', GATEWAY_LEDGER_URL: 'sqlite:/data/l.db' }
-    expect(problems(prod)).toEqual(['GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE, or the GATEWAY_JWT_ variables): required when NODE_ENV=production'])
-    expect(problems({ ...prod, ...BASE })).toEqual([])
+    expect(problems({ ...prod, ...BASE })).toEqual(['GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE): required when NODE_ENV=production'])
+    expect(problems({ ...prod, ...BASE, GATEWAY_CALLERS: JSON.stringify([{ name: 'ops', tokenSha256: 'a'.repeat(64), scopes: ['admin'] }]) })).toEqual([])
   })
 })
 
