@@ -62,13 +62,15 @@ export function looksLikeJwt (token: string): boolean {
 /** one JWKS fetch: verified TLS, connect and read timeouts, at most 1 MiB, no redirect followed */
 export async function fetchJwks (url: string, dispatcher: Agent, readTimeoutMs: number): Promise<JSONWebKeySet> {
   const res = await request(url, { dispatcher, method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(readTimeoutMs) })
+  // a body given up on is destroyed with its error handled: nothing else is listening
+  const discard = (): void => { res.body.on('error', () => {}); res.body.destroy() }
   if (res.statusCode !== 200) {
-    res.body.destroy()
+    discard()
     throw new Error(`the JWKS URL answered ${res.statusCode}`)
   }
   const declared = Number(res.headers['content-length'])
   if (declared > JWKS_MAX_BYTES) {
-    res.body.destroy()
+    discard()
     throw new Error('the JWKS is larger than 1 MiB')
   }
   const chunks: Buffer[] = []
@@ -76,7 +78,7 @@ export async function fetchJwks (url: string, dispatcher: Agent, readTimeoutMs: 
   for await (const chunk of res.body) {
     size += (chunk as Buffer).length
     if (size > JWKS_MAX_BYTES) {
-      res.body.destroy()
+      discard()
       throw new Error('the JWKS is larger than 1 MiB')
     }
     chunks.push(chunk as Buffer)

@@ -5,6 +5,9 @@
 // counted by reason. An unknown kid fetches the JWKS once (rotation); a flood of random kids
 // does not fetch again within GATEWAY_JWT_JWKS_MIN_REFRESH_MS. The JWKS file is re-read on change.
 import { createHmac, randomBytes } from 'node:crypto'
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
 import { mkdtempSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +18,7 @@ import { waitFor } from '../helpers/child.js'
 import { call, type JsonResponse } from '../helpers/http.js'
 import { AUDIENCE, ISSUER, eventually, sign, startIdp, testKey, type TestIdp } from '../helpers/jwks.js'
 import type { TestGateway } from '../helpers/gateway.js'
+import { TRUSTED_CA_FILE, trustedServer, unknownServer } from '../helpers/tls.js'
 
 const READ = '/v1/supervisor/health'
 const CONTROL = '/v1/campaigns/c-1/requests/r-1/reconcile'
@@ -153,6 +157,54 @@ describe('JWT callers from a JWKS URL', () => {
     expect((await get(g, await sign(k1))).status).toBe(401)
     expect((await get(g, g.tokens.reader)).status).toBe(200)
     expect(await refusals(g)).toMatchObject({ no_keys: 1 })
+  })
+})
+
+/** a loopback server answering each request with `answer`, closed when the test finishes */
+async function serve (answer: (req: IncomingMessage, res: ServerResponse) => void, tls?: { cert: string; key: string }): Promise<{ origin: string; hits: string[] }> {
+  const hits: string[] = []
+  const handler = (req: IncomingMessage, res: ServerResponse): void => { hits.push(req.url ?? ''); answer(req, res) }
+  const server = tls === undefined ? createHttpServer(handler) : createHttpsServer(tls, handler)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  onTestFinished(async () => { server.closeAllConnections(); await new Promise((resolve) => server.close(resolve)) })
+  return { origin: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${(server.address() as AddressInfo).port}`, hits }
+}
+
+describe('the JWKS fetch keeps the outbound bounds', () => {
+  it('verified TLS (UPSTREAM_CA_FILE added to the roots); an unknown CA, a redirect or a body past 1 MiB is a failed fetch', async ({ startPair }) => {
+    const k1 = await testKey('k1')
+    const jwks = JSON.stringify({ keys: [k1.jwk] })
+    const token = await sign(k1)
+    const env = (url: string, extra: Record<string, string> = {}): Record<string, string> => ({ GATEWAY_JWT_ISSUER: ISSUER, GATEWAY_JWT_AUDIENCE: AUDIENCE, GATEWAY_JWT_JWKS_URL: url, GATEWAY_JWT_JWKS_MIN_REFRESH_MS: '100000', ...extra })
+    const failed = async (g: TestGateway): Promise<void> => {
+      await waitFor(() => g.logs.some((l) => l.includes('JWKS fetch from GATEWAY_JWT_JWKS_URL failed')) ? true : undefined, 8000, 'the failed fetch')
+      expect((await get(g, token)).status).toBe(401)
+    }
+
+    const trusted = await serve((_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(jwks) }, trustedServer)
+    const ok = (await startPair({ env: env(`${trusted.origin}/jwks`, { UPSTREAM_CA_FILE: TRUSTED_CA_FILE }) })).gw
+    await eventually(async () => (await get(ok, token)).status === 200, 5000, 'keys over verified TLS')
+
+    const unknown = await serve((_req, res) => { res.writeHead(200).end(jwks) }, unknownServer)
+    await failed((await startPair({ env: env(`${unknown.origin}/jwks`, { UPSTREAM_CA_FILE: TRUSTED_CA_FILE }) })).gw)
+
+    const target = await serve((_req, res) => { res.writeHead(200).end(jwks) })
+    const redirect = await serve((_req, res) => { res.writeHead(302, { location: `${target.origin}/jwks` }).end() })
+    await failed((await startPair({ env: env(`${redirect.origin}/jwks`) })).gw)
+    expect(target.hits).toEqual([])
+
+    const huge = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ keys: [k1.jwk], pad: 'x'.repeat(1024 * 1024) }))
+    })
+    await failed((await startPair({ env: env(`${huge.origin}/jwks`) })).gw)
+    const chunked = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write(`{"keys":[${JSON.stringify(k1.jwk)}],"pad":"`)
+      for (let i = 0; i < 17; i++) res.write('x'.repeat(64 * 1024))
+      res.end('"}')
+    })
+    await failed((await startPair({ env: env(`${chunked.origin}/jwks`) })).gw)
   })
 })
 
