@@ -91,10 +91,6 @@ export async function fetchJwks (url: string, dispatcher: Agent, readTimeoutMs: 
 export interface JwtVerifier {
   /** the caller a JWT stands for, or why it is refused; never throws */
   verify: (token: string, staticControllerIds: ReadonlySet<string>) => Promise<{ caller: Caller } | { reason: RefusalReason; detail?: string }>
-  /** the first key fetch (URL) has completed, successfully or not; resolved at once for a file */
-  started: Promise<void>
-  /** JWKS fetches made (URL), for tests and the log */
-  fetches: () => number
   close: () => Promise<void>
 }
 
@@ -102,8 +98,6 @@ interface Log { info: (o: object, m: string) => void; warn: (o: object, m: strin
 
 export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: Log, now: () => number = Date.now): JwtVerifier {
   let getKey: JWTVerifyGetKey
-  let fetches = 0
-  let started: Promise<void> = Promise.resolve()
   let close = async (): Promise<void> => {}
   if ('file' in c.jwks) {
     const keys = trustedKeysFromFile(c.jwks.file, c.jwks.initial, (problem) => { log.warn({ problem: problem.replace('GATEWAY_CARD_JWKS_FILE', 'GATEWAY_JWT_JWKS_FILE') }, 'GATEWAY_JWT_JWKS_FILE was not reloaded') })
@@ -130,7 +124,6 @@ export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: L
       if (inFlight !== undefined) return inFlight
       if (now() - lastFetchAt < minRefreshMs) return undefined
       lastFetchAt = now()
-      fetches++
       inFlight = fetchJwks(url, dispatcher, bounds.readTimeoutMs).then((jwks) => {
         local = createLocalJWKSet(jwks)
         log.info({ keys: jwks.keys.length }, 'JWKS fetched from GATEWAY_JWT_JWKS_URL')
@@ -139,7 +132,8 @@ export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: L
       }).finally(() => { inFlight = undefined })
       return inFlight
     }
-    started = refresh() ?? Promise.resolve()
+    // at start, in the background: a failure is logged and JWTs wait for the next fetch
+    void refresh()
     getKey = async (header, token) => {
       if (local !== undefined) {
         try {
@@ -174,7 +168,7 @@ export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: L
     if (typeof payload.iat === 'number' && payload.iat > now() / 1000 + c.leewaySeconds) return { reason: 'not_yet_valid', detail: 'iat is in the future' }
     return callerOf(payload, c.claims, token, staticControllerIds)
   }
-  return { verify, started, fetches: () => fetches, close: async () => { await close() } }
+  return { verify, close: async () => { await close() } }
 }
 
 class NoKeys extends Error {}
