@@ -3,7 +3,8 @@
 // with the schema the start uses before anything changes: a bad file keeps the callers in use
 // and logs why (the problems, never a token). The swap replaces one reference, so a request sees
 // the old set or the new one, never a mix. Inline GATEWAY_CALLERS cannot change without a restart.
-import { readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
+import { fileStamp } from './file-stamp.js'
 import { CallersSchema, type Caller } from '../schemas/callers.js'
 import { indexCallers, type CallerIndex } from './caller-tokens.js'
 import { READABLE, configLines } from './validation.js'
@@ -64,9 +65,9 @@ export interface CallersFileOptions {
  */
 export function callersFromFile (o: CallersFileOptions): StaticCallers {
   let set = callerSet(o.initial)
-  let stamp = stampOf(o.path)
+  let stamp = fileStamp(o.path)
   const reload = (why: 'signal' | 'change'): boolean => {
-    stamp = stampOf(o.path)
+    stamp = fileStamp(o.path)
     let parsed: ReturnType<typeof parseCallers>
     try {
       parsed = parseCallers(readFileSync(o.path, 'utf8').replace(/\r?\n$/, ''), 'GATEWAY_CALLERS_FILE')
@@ -82,17 +83,8 @@ export function callersFromFile (o: CallersFileOptions): StaticCallers {
     return true
   }
   const timer = setInterval(() => {
-    if (stampOf(o.path) !== stamp) reload('change')
+    if (fileStamp(o.path) !== stamp) reload('change')
   }, o.pollMs ?? CALLERS_POLL_MS)
   timer.unref()
   return { current: () => set, reload: () => reload('signal'), close: () => { clearInterval(timer) } }
-}
-
-function stampOf (path: string): string {
-  try {
-    const s = statSync(path)
-    return `${s.mtimeMs}:${s.size}:${s.ino}`
-  } catch {
-    return 'missing'
-  }
 }

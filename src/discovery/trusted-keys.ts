@@ -4,7 +4,8 @@
 // says why). Only asymmetric public keys: no secret (`oct`) key, no private key material, each
 // with a unique `kid`.
 import { createPublicKey, type JsonWebKeyInput } from 'node:crypto'
-import { statSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
+import { fileStamp } from '../file-stamp.js'
 import type { JSONWebKeySet } from 'jose'
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'] as const
@@ -50,11 +51,11 @@ export interface TrustedKeys {
 /** keys from a file checked at start: re-read on change (rotation without a restart) */
 export function trustedKeysFromFile (path: string, initial: JSONWebKeySet, onRefused: (problem: string) => void): TrustedKeys {
   let keys = initial
-  let stamp = stampOf(path)
+  let stamp = fileStamp(path)
   let problem: string | undefined
   return {
     current: () => {
-      const now = stampOf(path)
+      const now = fileStamp(path)
       if (now !== stamp) {
         stamp = now
         let parsed: ReturnType<typeof parseJwks>
@@ -74,14 +75,5 @@ export function trustedKeysFromFile (path: string, initial: JSONWebKeySet, onRef
       return keys
     },
     lastProblem: () => problem
-  }
-}
-
-function stampOf (path: string): string {
-  try {
-    const s = statSync(path)
-    return `${s.mtimeMs}:${s.size}:${s.ino}`
-  } catch {
-    return 'missing'
   }
 }

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig, longestRequestMs, parseUpstreamUrl, redactUrl } from '../../src/config.js'
+import { loadConfig, longestRequestMs, parseUpstreamUrl, redactUrl } from '../../src/config.js'
+import { problems } from '../helpers/config-problems.js'
 
 const callers = JSON.stringify([{ name: 'ops', tokenSha256: 'a'.repeat(64), scopes: ['read', 'control'], controllerId: 'ops-1' }])
-
-function problems (env: Record<string, string>, files: Record<string, string> = {}): string[] {
-  try {
-    loadConfig(env, { readFile: (p) => { if (p in files) return files[p] as string; throw new Error('ENOENT') } })
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems
-    throw err
-  }
-  return []
-}
 
 describe('configuration', () => {
   it('starts with no configuration at all: embedded simulator, sqlite ledger, contract defaults', () => {

@@ -3,24 +3,15 @@
 // the static lookup alone); how a verified payload becomes a caller under the claim mapping; the
 // static callers' expiresAt and reserved names.
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/config.js'
 import { callerOf, looksLikeJwt, JwtClaimsSchema } from '../../src/jwt-callers.js'
 import { parseCallers } from '../../src/static-callers.js'
+import { problems } from '../helpers/config-problems.js'
 
 const b64 = (v: unknown): string => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url')
 const JWKS = JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', kid: 'k1', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] })
 const FILE_BASE = { GATEWAY_JWT_ISSUER: 'https://idp.example', GATEWAY_JWT_AUDIENCE: 'gw' }
 const BASE = { ...FILE_BASE, GATEWAY_JWT_JWKS_URL: 'https://idp.example/jwks' }
-
-function problems (env: Record<string, string>, files: Record<string, string> = {}): string[] {
-  try {
-    loadConfig(env, { readFile: (p) => { if (p in files) return files[p] as string; throw new Error('ENOENT') } })
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems
-    throw err
-  }
-  return []
-}
 
 describe('GATEWAY_JWT_* configuration', () => {
   it('unset: no JWT callers; set: defaults for algorithms, leeway, claims and the refresh window', () => {
