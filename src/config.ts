@@ -11,8 +11,8 @@ import { inlineOrFile, readSecretFile } from './env-files.js'
 import { MIN_SECRET_LENGTH, inFixedAnswers } from './secret-match.js'
 import { READABLE, configLines } from './validation.js'
 import type { JSONWebKeySet } from 'jose'
-import { parseJwks } from './discovery/trusted-keys.js'
-import { ASYMMETRIC_ALGORITHMS, JwtClaimsSchema, type JwtConfig } from './jwt-callers.js'
+import { JwtClaimsSchema, type JwtConfig } from './jwt-callers.js'
+import { ASYMMETRIC_ALGORITHMS, parseJwks } from './discovery/trusted-keys.js'
 import { parseCallers } from './static-callers.js'
 
 export type Env = Record<string, string | undefined>

@@ -18,9 +18,6 @@ import { tlsOptionsFor } from './upstream/client.js'
 export const REFUSAL_REASONS = ['missing', 'unknown_token', 'expired', 'not_yet_valid', 'malformed', 'algorithm', 'unknown_kid', 'signature', 'claims', 'no_keys', 'controller_conflict'] as const
 export type RefusalReason = typeof REFUSAL_REASONS[number]
 
-/** the asymmetric algorithms GATEWAY_JWT_ALGORITHMS may name; HS* and none are refused at load */
-export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const
-
 export const JwtClaimsSchema = z.strictObject({
   name: z.string().min(1).max(128).default('sub'),
   scopes: z.string().min(1).max(128).default('scope'),
@@ -100,7 +97,7 @@ export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: L
   let getKey: JWTVerifyGetKey
   let close = async (): Promise<void> => {}
   if ('file' in c.jwks) {
-    const keys = trustedKeysFromFile(c.jwks.file, c.jwks.initial, (problem) => { log.warn({ problem: problem.replace('GATEWAY_CARD_JWKS_FILE', 'GATEWAY_JWT_JWKS_FILE') }, 'GATEWAY_JWT_JWKS_FILE was not reloaded') })
+    const keys = trustedKeysFromFile('GATEWAY_JWT_JWKS_FILE', c.jwks.file, c.jwks.initial, (problem) => { log.warn({ problem }, 'GATEWAY_JWT_JWKS_FILE was not reloaded') })
     let seen = keys.current()
     let local = createLocalJWKSet(seen)
     getKey = async (header, token) => {

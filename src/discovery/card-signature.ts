@@ -6,9 +6,7 @@
 // and `x5u` are not followed), and only asymmetric algorithms are accepted.
 import canonicalize from 'canonicalize'
 import { base64url, createLocalJWKSet, decodeProtectedHeader, errors, flattenedVerify, type JSONWebKeySet } from 'jose'
-
-/** no `none`, no HMAC: a trusted key is public, so a shared-secret algorithm could be forged with it */
-export const CARD_SIGNATURE_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA', 'Ed25519']
+import { ASYMMETRIC_ALGORITHMS } from './trusted-keys.js'
 
 export type SignatureReport =
   | { state: 'absent'; reason: string }
@@ -86,7 +84,7 @@ export async function verifyCard (card: Record<string, unknown>, jwks: JSONWebKe
     }
     try {
       // the unprotected header is not passed: nothing in it is signed, so nothing of it is used
-      await flattenedVerify({ payload, protected: s.protected, signature: s.signature }, keys, { algorithms: CARD_SIGNATURE_ALGORITHMS })
+      await flattenedVerify({ payload, protected: s.protected, signature: s.signature }, keys, { algorithms: [...ASYMMETRIC_ALGORITHMS] })
       return { state: 'verified', keyId: header.kid, algorithm: header.alg, reason: `signature ${i + 1} verified with trusted key ${header.kid} (${header.alg})` }
     } catch (err) {
       why.push(`${at}: ${failure(err, header.kid, header.alg)}`)

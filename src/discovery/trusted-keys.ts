@@ -8,6 +8,13 @@ import { readFileSync } from 'node:fs'
 import { fileStamp } from '../file-stamp.js'
 import type { JSONWebKeySet } from 'jose'
 
+/**
+ * the JWS algorithms a public key may verify — card signatures and GATEWAY_JWT_ALGORITHMS alike:
+ * never `none`, never HMAC (a trusted key is public, so a shared-secret algorithm could be
+ * forged with it)
+ */
+export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const
+
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'] as const
 const KEY_TYPES = new Set(['RSA', 'EC', 'OKP'])
 
@@ -44,15 +51,15 @@ export function parseJwks (text: string): { jwks: JSONWebKeySet } | { problems: 
 export interface TrustedKeys {
   /** the keys in use; re-read first when the file changed since the last call */
   current: () => JSONWebKeySet
-  /** why the last re-read was refused (the previous keys stay), if it was */
-  lastProblem: () => string | undefined
 }
 
-/** keys from a file checked at start: re-read on change (rotation without a restart) */
-export function trustedKeysFromFile (path: string, initial: JSONWebKeySet, onRefused: (problem: string) => void): TrustedKeys {
+/**
+ * keys from a file checked at start: re-read on change (rotation without a restart); a refused
+ * re-read is told to `onRefused`, named by the variable that gave the path
+ */
+export function trustedKeysFromFile (variable: string, path: string, initial: JSONWebKeySet, onRefused: (problem: string) => void): TrustedKeys {
   let keys = initial
   let stamp = fileStamp(path)
-  let problem: string | undefined
   return {
     current: () => {
       const now = fileStamp(path)
@@ -64,16 +71,10 @@ export function trustedKeysFromFile (path: string, initial: JSONWebKeySet, onRef
         } catch {
           parsed = { problems: ['cannot be read'] }
         }
-        if ('jwks' in parsed) {
-          keys = parsed.jwks
-          problem = undefined
-        } else {
-          problem = `GATEWAY_CARD_JWKS_FILE: ${parsed.problems.join('; ')}; the previous keys stay in use`
-          onRefused(problem)
-        }
+        if ('jwks' in parsed) keys = parsed.jwks
+        else onRefused(`${variable}: ${parsed.problems.join('; ')}; the previous keys stay in use`)
       }
       return keys
-    },
-    lastProblem: () => problem
+    }
   }
 }

@@ -25,7 +25,7 @@ export default fp(async (app) => {
     intervalMs: config.discoveryIntervalMs,
     minIntervalMs: config.discoveryMinIntervalMs,
     // re-read when the file changes: keys rotate without a restart
-    trustedKeys: cardJwks !== undefined ? trustedKeysFromFile(cardJwks.path, cardJwks.jwks, (problem) => { logger.warn({ problem }, 'the trusted card keys file was refused') }) : undefined,
+    trustedKeys: cardJwks !== undefined ? trustedKeysFromFile('GATEWAY_CARD_JWKS_FILE', cardJwks.path, cardJwks.jwks, (problem) => { logger.warn({ problem }, 'the trusted card keys file was refused') }) : undefined,
     logger,
     onRefresh: (outcome) => metrics.discovery.inc({ outcome })
   })
