@@ -122,6 +122,10 @@ describe.skipIf(!PRLIMIT)('descriptor exhaustion', () => {
       during.push(await status(`${url}/healthz`, kept))
       await new Promise((r) => setTimeout(r, 100))
     }
+    // taken again right before, so a descriptor freed during the hold cannot serve the file
+    const refilled = new Promise<void>((resolve) => gw.child.once('message', () => { resolve() }))
+    gw.child.send('fill')
+    await refilled
     const file = await request(`${url}/docs/static/index.css`, { dispatcher: kept })
     const fileBody = await file.body.json() as { error?: { code: string, retryable: boolean } }
     const fresh = await status(`${url}/healthz`)
