@@ -10,6 +10,7 @@ import { Agent, request } from 'undici'
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
 import { z } from 'zod'
 import { JWT_NAME_PREFIX, ScopeSchema, type Caller, type Scope } from '../schemas/callers.js'
+import { BodyTooLarge, discardBody, readCappedBody } from './capped-body.js'
 import { sha256Hex } from './caller-tokens.js'
 import { parseJwks, trustedKeysFromFile } from './discovery/trusted-keys.js'
 import { tlsOptionsFor } from './upstream/client.js'
@@ -59,28 +60,17 @@ export function looksLikeJwt (token: string): boolean {
 /** one JWKS fetch: verified TLS, connect and read timeouts, at most 1 MiB, no redirect followed */
 export async function fetchJwks (url: string, dispatcher: Agent, readTimeoutMs: number): Promise<JSONWebKeySet> {
   const res = await request(url, { dispatcher, method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(readTimeoutMs) })
-  // a body given up on is destroyed with its error handled: nothing else is listening
-  const discard = (): void => { res.body.on('error', () => {}); res.body.destroy() }
   if (res.statusCode !== 200) {
-    discard()
+    discardBody(res.body)
     throw new Error(`the JWKS URL answered ${res.statusCode}`)
   }
-  const declared = Number(res.headers['content-length'])
-  if (declared > JWKS_MAX_BYTES) {
-    discard()
-    throw new Error('the JWKS is larger than 1 MiB')
+  let body: Buffer
+  try {
+    body = await readCappedBody(res, JWKS_MAX_BYTES)
+  } catch (err) {
+    throw err instanceof BodyTooLarge ? new Error('the JWKS is larger than 1 MiB') : err
   }
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of res.body) {
-    size += (chunk as Buffer).length
-    if (size > JWKS_MAX_BYTES) {
-      discard()
-      throw new Error('the JWKS is larger than 1 MiB')
-    }
-    chunks.push(chunk as Buffer)
-  }
-  const parsed = parseJwks(Buffer.concat(chunks).toString('utf8'))
+  const parsed = parseJwks(body.toString('utf8'))
   if ('problems' in parsed) throw new Error(`the JWKS is refused: ${parsed.problems.join('; ')}`)
   return parsed.jwks
 }

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { rootCertificates } from 'node:tls'
 import { Pool } from 'undici'
+import { BodyTooLarge, readCappedBody } from '../capped-body.js'
 import type { QualifyConfig } from './config.js'
 import { ProbeFailure } from './types.js'
 
@@ -69,28 +70,14 @@ export function createProbe (c: Pick<QualifyConfig, 'origin' | 'secret' | 'authS
     } catch (err) {
       throw new ProbeFailure(describeFailure(err, req.signal))
     }
-    const declared = Number(res.headers['content-length'])
-    if (Number.isFinite(declared) && declared > req.maxBytes) {
-      res.body.destroy()
-      throw new ProbeFailure(`the answer declares more than ${req.maxBytes} bytes`)
-    }
-    const chunks: Buffer[] = []
-    let size = 0
+    let body: Buffer
     try {
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length
-        if (size > req.maxBytes) {
-          res.body.destroy()
-          throw new ProbeFailure(`the answer exceeded ${req.maxBytes} bytes`)
-        }
-        chunks.push(chunk as Buffer)
-      }
+      body = await readCappedBody(res, req.maxBytes)
     } catch (err) {
-      if (err instanceof ProbeFailure) throw err
-      throw new ProbeFailure(describeFailure(err, req.signal))
+      throw new ProbeFailure(err instanceof BodyTooLarge ? err.message : describeFailure(err, req.signal))
     }
     const type = res.headers['content-type']
-    return { status: res.statusCode, contentType: typeof type === 'string' ? type : '', text: Buffer.concat(chunks).toString('utf8') }
+    return { status: res.statusCode, contentType: typeof type === 'string' ? type : '', text: body.toString('utf8') }
   }
 
   return { send, close: async () => { await pool.destroy() } }

@@ -13,6 +13,7 @@ import { createReadGate, type ReadGate } from './read-gate.js'
 import { createByteBudget, type Hold } from './byte-budget.js'
 import { createDeadlineSweeper } from './deadlines.js'
 import { answerCarriesSecret, secretMatcher } from '../secret-match.js'
+import { discardBody } from '../capped-body.js'
 import { classifyTransportError, UpstreamCallError, type UpstreamOutcome } from './errors.js'
 
 export interface UpstreamClientOptions {
@@ -72,12 +73,6 @@ export const READ_CONNECTIONS = 16
 /** defaults of GATEWAY_UPSTREAM_QUEUE_MAX and GATEWAY_TASK_BODY_BUDGET_BYTES (docs/design.md#load-shedding) */
 export const DEFAULT_READ_QUEUE_MAX = 8 * READ_CONNECTIONS
 export const DEFAULT_BODY_BUDGET_BYTES = 64 * 1024 * 1024
-
-/** stop reading a body we refuse; the abort it causes is expected, not an error to surface */
-function discard (body: Dispatcher.ResponseData['body']): void {
-  body.on('error', () => undefined)
-  body.destroy()
-}
 
 /**
  * Node's `ca` replaces the system roots, so an extra CA is added to them, never instead. The
@@ -156,21 +151,21 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     }
     // a 304 answers a GET's If-None-Match (the card is unchanged): no body, never a redirect
     if (res.statusCode === 304 && req.method === 'GET') {
-      discard(res.body)
+      discardBody(res.body)
       return { status: 304, body: Buffer.alloc(0), headers: res.headers }
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {
-      discard(res.body)
+      discardBody(res.body)
       throw new UpstreamCallError('redirect', { httpStatus: res.statusCode })
     }
     const declared = Number(res.headers['content-length'])
     if (Number.isFinite(declared) && declared > req.maxBytes) {
-      discard(res.body)
+      discardBody(res.body)
       throw new UpstreamCallError('too_large', { httpStatus: res.statusCode })
     }
     const { hold } = req
     if (hold !== undefined && Number.isFinite(declared) && !budget.reserve(hold, declared)) {
-      discard(res.body)
+      discardBody(res.body)
       throw overBudget(res.statusCode)
     }
     // the whole answer within the deadline, however slowly it trickles (src/upstream/deadlines.ts)
@@ -192,7 +187,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
       let size = 0
       const fail = (err: unknown): void => {
         body.off('data', onData)
-        discard(body)
+        discardBody(body)
         reject(err)
       }
       const onData = (buf: Buffer): void => {
