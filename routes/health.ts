@@ -4,7 +4,9 @@
 // With GATEWAY_REDIS_URL, `checks.redis` reports whether Redis answers a ping (never a reason for 503).
 // `checks.upstreamCircuit` reports the upstream circuit breaker (docs/design.md#circuit-breaker),
 // never a reason for 503 either: every replica sees the same remote, and an unready fleet would
-// answer callers nothing instead of a 503 with Retry-After.
+// answer callers nothing instead of a 503 with Retry-After. With JWT callers, `checks.jwtKeys`
+// reports whether the identity provider's keys are held — reported only, for the same reason
+// (every replica fetches the same JWKS) and because static callers are served without them.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { HealthSchema, ReadySchema } from '../schemas/rest.js'
 
@@ -19,7 +21,8 @@ const health: FastifyPluginAsyncZod = async (app) => {
     const redis = app.redis === undefined ? undefined : await app.redis.ping().then(() => true, () => false)
     const draining = app.lifecycle.draining
     const upstreamCircuit = app.upstreamCircuit.state()
-    const body = { ready: !draining && card && ledger, draining, checks: { card, ledger, upstreamCircuit, ...(redis !== undefined && { redis }) }, mode: snap.mode }
+    const jwtKeys = app.jwtKeysHeld?.()
+    const body = { ready: !draining && card && ledger, draining, checks: { card, ledger, upstreamCircuit, ...(redis !== undefined && { redis }), ...(jwtKeys !== undefined && { jwtKeys }) }, mode: snap.mode }
     return reply.code(body.ready ? 200 : 503).send(body)
   })
 }

@@ -91,6 +91,7 @@ export const ReadySchema = z.object({
   draining: z.boolean(),
   // redis only when GATEWAY_REDIS_URL is set; reported, never a reason to be unready (rate limits fail open)
   // the upstream circuit breaker's state, reported only (docs/design.md#circuit-breaker)
-  checks: z.object({ card: z.boolean(), ledger: z.boolean(), upstreamCircuit: z.enum(['closed', 'open', 'half_open']), redis: z.boolean().optional() }),
+  // jwtKeys only with JWT callers: whether the identity provider's keys are held, reported only
+  checks: z.object({ card: z.boolean(), ledger: z.boolean(), upstreamCircuit: z.enum(['closed', 'open', 'half_open']), redis: z.boolean().optional(), jwtKeys: z.boolean().optional() }),
   mode: z.enum(['controller', 'observer'])
 })

@@ -78,6 +78,8 @@ export async function fetchJwks (url: string, dispatcher: Agent, readTimeoutMs: 
 export interface JwtVerifier {
   /** the caller a JWT stands for, or why it is refused; never throws */
   verify: (token: string, staticControllerIds: ReadonlySet<string>) => Promise<{ caller: Caller } | { reason: RefusalReason; detail?: string }>
+  /** whether a key set is held (a JWKS URL not yet fetched holds none: every JWT is refused) */
+  hasKeys: () => boolean
   close: () => Promise<void>
 }
 
@@ -86,6 +88,8 @@ interface Log { info: (o: object, m: string) => void; warn: (o: object, m: strin
 export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: Log, now: () => number = Date.now): JwtVerifier {
   let getKey: JWTVerifyGetKey
   let close = async (): Promise<void> => {}
+  // a key file is validated at start and a bad new one keeps the old keys: always some held
+  let hasKeys = (): boolean => true
   if ('file' in c.jwks) {
     const keys = trustedKeysFromFile('GATEWAY_JWT_JWKS_FILE', c.jwks.file, c.jwks.initial, (problem) => { log.warn({ problem }, 'GATEWAY_JWT_JWKS_FILE was not reloaded') })
     let seen = keys.current()
@@ -134,6 +138,7 @@ export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: L
       if (local === undefined) throw new NoKeys()
       return await local(header, token)
     }
+    hasKeys = () => local !== undefined
     close = async () => { await dispatcher.close() }
   }
 
@@ -155,7 +160,7 @@ export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: L
     if (typeof payload.iat === 'number' && payload.iat > now() / 1000 + c.leewaySeconds) return { reason: 'not_yet_valid', detail: 'iat is in the future' }
     return callerOf(payload, c.claims, token, staticControllerIds)
   }
-  return { verify, close: async () => { await close() } }
+  return { verify, hasKeys: () => hasKeys(), close: async () => { await close() } }
 }
 
 class NoKeys extends Error {}

@@ -15,6 +15,10 @@ import { looksLikeJwt } from '../jwt-callers.js'
 import type { StaticCallers } from '../static-callers.js'
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** whether JWT callers have keys to be verified with; undefined without GATEWAY_JWT_* (/readyz reports it) */
+    jwtKeysHeld: (() => boolean) | undefined
+  }
   interface FastifyRequest { caller: Caller | null }
   interface FastifyContextConfig { scope?: Scope }
 }
@@ -48,6 +52,7 @@ export default fp<AuthOptions>(async (app, opts) => {
   const now = opts.now ?? Date.now
   const jwt = opts.jwt
   if (jwt !== undefined) app.addHook('onClose', async () => { await jwt.close() })
+  app.decorate('jwtKeysHeld', jwt === undefined ? undefined : jwt.hasKeys)
   /** who the token is, synchronously for a static token; throws on two Authorization headers */
   const identify = (request: FastifyRequest): Outcome => {
     // Node keeps the first of two Authorization headers; which one a proxy on the way used is

@@ -148,15 +148,27 @@ describe('JWT callers from a JWKS URL', () => {
     expect((await get(g, await sign(k1))).status).toBe(200)
   })
 
-  it('keys unreachable at start are not fatal: JWTs are refused (no_keys) until the JWKS answers', async ({ startPair }) => {
+  it('keys unreachable at start are not fatal: JWTs are refused (no_keys) until the JWKS answers, and /readyz says so without going unready', async ({ startPair }) => {
     const k1 = await testKey('k1')
-    const idp = await startIdp([k1])
-    await idp.close()
-    const { gw: g } = await startPair({ env: { ...jwtEnv(idp), GATEWAY_JWT_JWKS_MIN_REFRESH_MS: '100000' } })
+    let up = false
+    const idp = await serve((_req, res) => {
+      if (!up) { res.writeHead(503).end(); return }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [k1.jwk] }))
+    })
+    const { gw: g } = await startPair({ env: { ...jwtEnv({ url: `${idp.origin}/jwks` } as TestIdp), GATEWAY_JWT_JWKS_MIN_REFRESH_MS: '300' } })
     await waitFor(() => g.logs.some((l) => l.includes('JWKS fetch from GATEWAY_JWT_JWKS_URL failed')) ? true : undefined, 5000, 'the failed fetch')
     expect((await get(g, await sign(k1))).status).toBe(401)
     expect((await get(g, g.tokens.reader)).status).toBe(200)
     expect(await refusals(g)).toMatchObject({ no_keys: 1 })
+    const before = await call(`${g.url}/readyz`)
+    expect(before.status).toBe(200)
+    expect(before.body.checks.jwtKeys).toBe(false)
+
+    up = true
+    await new Promise((r) => setTimeout(r, 350))
+    expect((await get(g, await sign(k1))).status).toBe(200)
+    const after = await call(`${g.url}/readyz`)
+    expect(after.body.checks.jwtKeys).toBe(true)
   })
 })
 
@@ -225,5 +237,7 @@ describe('JWT callers from a JWKS file', () => {
     renameSync(`${file}.tmp`, file)
     expect((await get(g, await sign(k2))).status).toBe(200)
     expect(g.logs.join('')).toContain('GATEWAY_JWT_JWKS_FILE was not reloaded')
+    // a key file always holds keys: the bad one kept the last good set
+    expect((await call(`${g.url}/readyz`)).body.checks.jwtKeys).toBe(true)
   })
 })
