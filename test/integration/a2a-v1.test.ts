@@ -82,6 +82,25 @@ describe('A2A v1.0 and dual remotes (simulator)', () => {
     expect(u.mode).toBe('observer')
     expect(u.missingPrerequisites.join(' ')).toContain('refused A2A protocol version 0.3')
   })
+  it('a card that offers only versions the gateway cannot speak: nothing is called, /v1/upstream names them, and reads are 503', async ({ startPair }) => {
+    const { sim, gw: g } = await startPair({ sim: { protocol: 'v1.0' } })
+    expect((await get(g, '/v1/supervisor/health')).status).toBe(200)
+    const url = sim.url
+    sim.setCard((c) => ({ ...c, supportedInterfaces: [{ url: `${url}/a2a/`, protocolBinding: 'JSONRPC', protocolVersion: '2.0' }, { url: `${url}/a2a/`, protocolBinding: 'GRPC', protocolVersion: '1.0' }] }))
+    const u = (await refresh(g)).body
+    expect(u.lastError).toBeNull()
+    expect(u.protocol.version).toBeNull()
+    const why = `the card's JSON-RPC interface at ${url}/a2a/ speaks A2A 2.0; the gateway speaks 1.0 and 0.3`
+    expect(u.protocol.reason).toBe(why)
+    expect(u.missingPrerequisites).toContain(why)
+    expect(u.capabilities['argus.supervisor.health']).toEqual({ state: 'unavailable', reason: why })
+    const sent = sim.rpcCalls().length
+    const res = await get(g, '/v1/supervisor/health')
+    expect(res.status).toBe(503)
+    expect(res.body.error.code).toBe('capability_unavailable')
+    expect(res.body.error.missingPrerequisites).toEqual([why])
+    expect(sim.rpcCalls().length).toBe(sent)
+  })
 })
 
 describe('signed cards (simulator)', () => {
