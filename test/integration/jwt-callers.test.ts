@@ -23,7 +23,7 @@ import { TRUSTED_CA_FILE, trustedServer, unknownServer } from '../helpers/tls.js
 const READ = '/v1/supervisor/health'
 const CONTROL = '/v1/campaigns/c-1/requests/r-1/reconcile'
 
-const jwtEnv = (idp: TestIdp): Record<string, string> => ({
+const jwtEnv = (idp: Pick<TestIdp, 'url'>): Record<string, string> => ({
   GATEWAY_JWT_ISSUER: ISSUER,
   GATEWAY_JWT_AUDIENCE: AUDIENCE,
   GATEWAY_JWT_JWKS_URL: idp.url,
@@ -155,7 +155,7 @@ describe('JWT callers from a JWKS URL', () => {
       if (!up) { res.writeHead(503).end(); return }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [k1.jwk] }))
     })
-    const { gw: g } = await startPair({ env: { ...jwtEnv({ url: `${idp.origin}/jwks` } as TestIdp), GATEWAY_JWT_JWKS_MIN_REFRESH_MS: '300' } })
+    const { gw: g } = await startPair({ env: { ...jwtEnv({ url: `${idp.origin}/jwks` }), GATEWAY_JWT_JWKS_MIN_REFRESH_MS: '300' } })
     await waitFor(() => g.logs.some((l) => l.includes('JWKS fetch from GATEWAY_JWT_JWKS_URL failed')) ? true : undefined, 5000, 'the failed fetch')
     expect((await get(g, await sign(k1))).status).toBe(401)
     expect((await get(g, g.tokens.reader)).status).toBe(200)
