@@ -21,7 +21,7 @@ const Headers = z.looseObject({ 'idempotency-key': z.string().optional().describ
 const or = <T extends z.ZodType>(s: T) => z.union([s, RequestViewSchema])
 const REPLAY_OF_RESOLVED = ' A request id whose ambiguous outcome was since resolved answers its Request record instead.'
 
-const MUTATIONS: Array<{ op: MutationOperation; operationId: string; path: string; summary: string; ok: Record<number, OkAnswer>; errors: readonly ErrorCode[] }> = [
+const MUTATIONS: Array<{ op: MutationOperation; operationId: string; path: string; summary: string; ok: Record<number, OkAnswer>; errors: readonly ErrorCode[]; scope?: 'admin' }> = [
   {
     op: 'claim',
     operationId: 'claimControl',
@@ -72,6 +72,15 @@ const MUTATIONS: Array<{ op: MutationOperation; operationId: string; path: strin
     summary: 'Cancel the bound task (tasks/get, then the advertised cancel)',
     ok: { 200: { schema: or(CanceledAnswerSchema), description: `The remote canceled the campaign's bound task; state is the task's state as the remote answered the cancel.${REPLAY_OF_RESOLVED}` } },
     errors: [...MUTATION, ...NEEDS_LEASE, 'no_bound_task']
+  },
+  {
+    op: 'fence',
+    operationId: 'fenceControl',
+    path: 'control/fence',
+    scope: 'admin',
+    summary: 'An admin claims a campaign blocked by an ambiguous record, under the admin\'s own controller id (claim_control)',
+    ok: { 200: { schema: or(LeaseAnswerSchema), description: `The remote granted the admin the lease at a higher epoch: every record of the campaign under a lower epoch can no longer apply, and may be acknowledged assume_not_applied (a cancel still after its deadline).${REPLAY_OF_RESOLVED}` } },
+    errors: [...MUTATION, 'upstream_invalid_response']
   }
 ]
 
@@ -115,13 +124,15 @@ const control: FastifyPluginAsyncZod = async (app) => {
 
   for (const m of MUTATIONS) {
     app.post(`/v1/campaigns/:campaignId/${m.path}`, {
-      config: { scope: 'control' },
+      config: { scope: m.scope ?? 'control' },
       validatorCompiler: bodyToPipeline,
       schema: {
         operationId: m.operationId,
         tags: ['control'],
         summary: m.summary,
-        description: 'Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.',
+        description: m.op === 'fence'
+          ? 'The runbook\'s way out where the remote has no request_status (docs/runbooks/ambiguous-write.md): a claim, allowed while the campaign is blocked by an ambiguous record (never while one is pending). Single-shot as every mutation; its own outcome is reconcilable.'
+          : 'Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.',
         params: Params,
         headers: Headers,
         body: MUTATION_BODY_SCHEMAS[m.op],

@@ -7,6 +7,7 @@
 // answer callers nothing instead of a 503 with Retry-After. With JWT callers, `checks.jwtKeys`
 // reports whether the identity provider's keys are held — reported only, for the same reason
 // (every replica fetches the same JWKS) and because static callers are served without them.
+// `checks.clock` reports this replica's clock offsets (docs/design.md#one-clock), reported only.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { HealthSchema, ReadySchema } from '../schemas/rest.js'
 
@@ -22,7 +23,10 @@ const health: FastifyPluginAsyncZod = async (app) => {
     const draining = app.lifecycle.draining
     const upstreamCircuit = app.upstreamCircuit.state()
     const jwtKeys = app.jwtKeysHeld?.()
-    const body = { ready: !draining && card && ledger, draining, checks: { card, ledger, upstreamCircuit, ...(redis !== undefined && { redis }), ...(jwtKeys !== undefined && { jwtKeys }) }, mode: snap.mode }
+    // reported only: reads go on whatever the clocks say; mutations refuse (docs/design.md#one-clock)
+    const c = app.control.clocks.status()
+    const clock = { ok: c.ok, ledgerOffsetMs: c.ledgerOffsetMs ?? null, remoteOffsetMs: c.remoteOffsetMs ?? null, marginMs: c.marginMs }
+    const body = { ready: !draining && card && ledger, draining, checks: { card, ledger, upstreamCircuit, ...(redis !== undefined && { redis }), ...(jwtKeys !== undefined && { jwtKeys }), clock }, mode: snap.mode }
     return reply.code(body.ready ? 200 : 503).send(body)
   })
 }

@@ -24,6 +24,8 @@ export const ClaimBodySchema = z.strictObject({ requestId: BodyRequestId, ttlSec
   .meta({ id: 'ClaimBody', example: { requestId: 'claim-2026-12-01-a1', ttlSeconds: 600 } })
 export const RenewBodySchema = z.strictObject({ requestId: BodyRequestId, ttlSeconds: BodyTtl })
   .meta({ id: 'RenewBody', example: { requestId: 'renew-2026-12-01-a2', ttlSeconds: 600 } })
+export const FenceBodySchema = z.strictObject({ requestId: BodyRequestId, ttlSeconds: BodyTtl })
+  .meta({ id: 'FenceBody', example: { requestId: 'fence-2026-12-02-ops1', ttlSeconds: 300 } })
 export const ReleaseBodySchema = z.strictObject({ requestId: BodyRequestId })
   .meta({ id: 'ReleaseBody', example: { requestId: 'release-2026-12-01-a5' } })
 export const CancelBodySchema = z.strictObject({ requestId: BodyRequestId })
@@ -55,7 +57,8 @@ export const MUTATION_BODY_SCHEMAS = {
   release: ReleaseBodySchema,
   submit: SubmitBodySchema,
   intervene: InterventionBodySchema,
-  cancel: CancelBodySchema
+  cancel: CancelBodySchema,
+  fence: FenceBodySchema
 } as const
 export type MutationBodies = { [K in keyof typeof MUTATION_BODY_SCHEMAS]: z.infer<typeof MUTATION_BODY_SCHEMAS[K]> }
 

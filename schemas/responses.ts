@@ -105,8 +105,9 @@ export const ARGUS_READ = [
 
 /**
  * Every mutation (docs/design.md#order-of-checks): the body rules and the request id (400), the
- * id's earlier use (409, 422), controller mode and the operation's capability (503), the
- * campaign's lock and its unresolved records (409), the breaker refusing a send (503), what the
+ * id's earlier use (409, 422), a clock past the margin (503), another identity's controller id
+ * (403), controller mode and the operation's capability (503), the campaign's lock and its
+ * unresolved records (409), the breaker refusing a send (503), what the
  * remote's refusal maps to whatever the operation (403, 404, 409, 502, 503;
  * docs/design.md#outcomes), and the ambiguous outcome (504).
  */
@@ -114,7 +115,7 @@ export const MUTATION = [
   ...AUTHENTICATED, ...WITH_BODY, ...WITH_PATH_PARAMS, ...USES_LEDGER,
   'conflicting_fields', 'constraints_not_relaxable', 'reserved_field',
   'idempotency_key_conflict', 'idempotency_key_mismatch', 'request_in_flight',
-  'capability_unavailable', 'campaign_busy', 'ambiguity_unresolved', 'upstream_unavailable',
+  'clock_skew', 'controller_conflict', 'capability_unavailable', 'campaign_busy', 'ambiguity_unresolved', 'upstream_unavailable',
   'policy_rejected', 'not_found', 'stale_epoch', 'lease_held_by_other', 'lease_expired', 'task_not_cancelable', 'upstream_rejected',
   'ambiguous_write'
 ] as const satisfies readonly ErrorCode[]

@@ -92,6 +92,15 @@ export const ReadySchema = z.object({
   // redis only when GATEWAY_REDIS_URL is set; reported, never a reason to be unready (rate limits fail open)
   // the upstream circuit breaker's state, reported only (docs/design.md#circuit-breaker)
   // jwtKeys only with JWT callers: whether the identity provider's keys are held, reported only
-  checks: z.object({ card: z.boolean(), ledger: z.boolean(), upstreamCircuit: z.enum(['closed', 'open', 'half_open']), redis: z.boolean().optional(), jwtKeys: z.boolean().optional() }),
+  // clock only with the control plane: this replica's offsets to the ledger's and the remote's
+  // clocks (ms, peer minus local; null until measured) — past marginMs mutations are 503 clock_skew, reads go on (docs/design.md#one-clock)
+  checks: z.object({
+    card: z.boolean(),
+    ledger: z.boolean(),
+    upstreamCircuit: z.enum(['closed', 'open', 'half_open']),
+    redis: z.boolean().optional(),
+    jwtKeys: z.boolean().optional(),
+    clock: z.object({ ok: z.boolean(), ledgerOffsetMs: z.number().nullable(), remoteOffsetMs: z.number().nullable(), marginMs: z.number() }).optional()
+  }),
   mode: z.enum(['controller', 'observer'])
 })

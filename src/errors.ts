@@ -9,6 +9,7 @@ export const ERROR_TABLE = {
   unauthorized: { status: 401, message: 'A valid bearer token is required.' },
   forbidden: { status: 403, message: 'The caller lacks the scope this route requires.' },
   policy_rejected: { status: 403, message: 'The remote refused the mutation by policy.' },
+  controller_conflict: { status: 403, message: 'Another caller identity holds this controller id.' },
   not_found: { status: 404, message: 'Not found.' },
   request_timeout: { status: 408, message: 'The request did not arrive in time.' },
   lease_held_by_other: { status: 409, message: 'Another controller holds the lease.' },
@@ -43,6 +44,7 @@ export const ERROR_TABLE = {
   overloaded: { status: 503, message: 'The gateway is overloaded; retry shortly.' },
   ledger_unavailable: { status: 503, message: 'The ledger is unavailable.' },
   shutting_down: { status: 503, message: 'The gateway is shutting down; retry the request.' },
+  clock_skew: { status: 503, message: 'This replica\'s clock is too far from the ledger\'s or the remote\'s; nothing was sent.' },
   connection_closing: { status: 503, message: 'This connection has served its last request; send the request again on a new connection.' },
   upstream_timeout: { status: 504, message: 'The remote did not answer in time.' },
   ambiguous_write: { status: 504, message: 'The outcome of the mutation is unknown; reconcile it.' }
@@ -50,12 +52,16 @@ export const ERROR_TABLE = {
 
 export type ErrorCode = keyof typeof ERROR_TABLE
 
+export const isErrorCode = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(ERROR_TABLE, code)
+
 const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'rate_limited',
   'upstream_unavailable',
   // shed before routing because the event loop is saturated: nothing was done, retry after Retry-After
   'overloaded',
   'ledger_unavailable',
+  // nothing sent: another replica, or this one once its clock is put right, may take it
+  'clock_skew',
   // nothing recorded: the same reconcile may be asked again after Retry-After
   'reconcile_too_early',
   // refused before routing while the process drains: nothing was done, any replica may take it

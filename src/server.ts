@@ -40,6 +40,8 @@ export interface StartOptions {
   coalesceReads?: boolean
   /** the control plane's clock (docs/design.md#leases); tests move it to reach expiry and skew */
   clock?: () => number
+  /** the ledger's clock (docs/design.md#one-clock); by default `clock` */
+  ledgerClock?: () => number
   /** called synchronously at each step of a mutation; crash tests stop the process there */
   onMutationStep?: (step: MutationStep, requestId: string) => void
 }
@@ -127,7 +129,7 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
 
   const staticCallers = Array.isArray(callers) ? fixedCallers(callers) : callers
   const metrics = createMetrics()
-  const app = await buildApp({ config, callers: staticCallers, logger, metrics, coalesceReads: opts.coalesceReads, tracing, clock: opts.clock, onMutationStep: opts.onMutationStep })
+  const app = await buildApp({ config, callers: staticCallers, logger, metrics, coalesceReads: opts.coalesceReads, tracing, clock: opts.clock, ledgerClock: opts.ledgerClock, onMutationStep: opts.onMutationStep })
   const metricsServer = buildMetricsServer(metrics, METRICS_CACHE_MS, { http: config.http, maxConnections: config.metricsMaxConnections, log: logger })
   let closing: Promise<void> | undefined
   // idempotent: a test may close explicitly and again when it finishes. It drains: the API

@@ -7,7 +7,13 @@ import type { LeaseKeeper } from './leases.js'
 import { AcceptedSchema, CanceledTaskSchema, ReleasedSchema, SubmittedTaskSchema, parseLeaseResult, type Lease } from './wire.js'
 import type { Ledger } from '../ledger/types.js'
 
-export interface Applied { httpStatus: number; body: unknown; taskId: string | null }
+export interface Applied {
+  httpStatus: number
+  body: unknown
+  taskId: string | null
+  /** the lease a claim, fence or renewal was granted (it measures the remote's clock) */
+  lease?: Lease
+}
 
 export interface EffectContext {
   operation: MutationOperation
@@ -32,14 +38,15 @@ export async function applyResult (c: EffectContext, result: unknown): Promise<A
   const { campaignId, requestId } = c
   switch (c.operation) {
     case 'claim':
+    case 'fence':
     case 'renew': {
       const lease = parseLeaseResult(result)?.lease
       if (lease == null || lease.controllerId !== c.controllerId) return undefined
       if (!(await c.leases.accept(campaignId, lease))) {
         return error('upstream_invalid_response', requestId, 'The remote returned an epoch lower than one already seen.')
       }
-      if (c.operation === 'claim') return { httpStatus: 200, body: { requestId, campaignId, lease }, taskId: null }
-      return await readBack(c, lease)
+      if (c.operation !== 'renew') return { httpStatus: 200, body: { requestId, campaignId, lease }, taskId: null, lease }
+      return { ...await readBack(c, lease), lease }
     }
     case 'release':
       if (!ReleasedSchema.safeParse(result).success) return undefined

@@ -28,11 +28,6 @@ export interface LeaseKeeper {
    * the remote when the local lease is unknown or `fresh` is asked (cancel: docs/design.md#leases)
    */
   require: (campaignId: string, controllerId: string, opts?: { fresh?: boolean }) => Promise<Lease>
-  /**
-   * immediately before a send that the remote will not check (cancel): the lease must still be
-   * the one required, and not expire within the margin, by the clock now
-   */
-  recheck: (campaignId: string, lease: Lease) => Promise<void>
   /** ms left before the lease enters the safety margin (negative: already inside it) */
   usableMs: (lease: Lease) => number
   /** a lease the remote returned for a mutation: checked against the epochs seen, then kept */
@@ -92,13 +87,6 @@ export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
       if (lease === null || lease.controllerId !== controllerId) throw notHeld()
       if (usableMs(lease) < 0) throw expired()
       return lease
-    },
-    recheck: async (campaignId, lease) => {
-      // a read_control meanwhile (GET …/control) may have seen the remote move on; a view
-      // forgotten meanwhile proves nothing, and local state may only refuse
-      const view = await o.ledger.getLease(campaignId)
-      if (view?.known !== true || view.lease === null || view.lease.controllerId !== lease.controllerId || view.lease.epoch !== lease.epoch) throw notHeld()
-      if (usableMs(lease) < 0) throw expired()
     },
     accept: async (campaignId, lease) => {
       if (await belowSeen(campaignId, lease)) {

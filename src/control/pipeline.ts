@@ -8,10 +8,11 @@ import type { Caller } from '../../schemas/callers.js'
 import { MUTATION_BODY_SCHEMAS } from '../../schemas/control.js'
 import type { CapabilityName, ControlOperation } from '../discovery/capabilities.js'
 import type { Discovery } from '../discovery/discovery.js'
-import { GatewayError, isGatewayError } from '../errors.js'
+import { GatewayError, isErrorCode, isGatewayError } from '../errors.js'
+import { requestView } from './views.js'
 import { invalidRequest, parseReadable } from '../validation.js'
 import type { z } from 'zod'
-import type { Ledger, MutationOperation, MutationRecord } from '../ledger/types.js'
+import type { CampaignTicket, InsertResult, Ledger, MutationOperation, MutationRecord } from '../ledger/types.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { fetchTask } from '../tasks/fetch-task.js'
 import { ambiguousAnswer, reconcilePath } from '../ledger/ambiguous-answer.js'
@@ -22,6 +23,8 @@ import { checkBodyRules, normaliseAliases, paramsHash, resolveRequestId } from '
 import { wireParams, type Authority, type Lease } from './wire.js'
 import { RPC_CODES } from '../../schemas/jsonrpc.js'
 import type { A2aWire } from '../upstream/a2a-wire.js'
+import type { ClockWatch } from './clocks.js'
+import { callerIdentity } from './identity.js'
 
 export type MutationMetric = 'applied' | 'rejected' | 'ambiguous' | 'blocked' | 'replayed'
 
@@ -53,6 +56,10 @@ export interface PipelineDeps {
   circuit?: { retryAfterSeconds: () => number | undefined }
   /** called synchronously at each step (crash tests); default none */
   onStep?: (step: MutationStep, requestId: string) => void
+  /** this replica's offsets to the ledger's and the remote's clocks (docs/design.md#one-clock) */
+  clocks: ClockWatch
+  /** another identity presented a bound controller id (a metric) */
+  onControllerConflict?: () => void
 }
 
 export interface MutationRequest {
@@ -73,6 +80,8 @@ export const CONTROL_OPERATION: Record<MutationOperation, ControlOperation | und
   release: 'release_control',
   intervene: 'intervene',
   cancel: 'cancel',
+  // an admin's claim on a blocked campaign (docs/design.md#fence)
+  fence: 'claim_control',
   submit: undefined
 }
 
@@ -101,9 +110,28 @@ export function priorUse (existing: MutationRecord | undefined, caller: Caller, 
   // nothing of another caller's request is shown, not even that its params differ
   if (existing.caller !== caller.name) throw new GatewayError('idempotency_key_conflict')
   if (existing.paramsHash !== hash) throw new GatewayError('idempotency_key_mismatch', { requestId: existing.requestId })
-  if (existing.state === 'pending' || existing.answer === null) throw new GatewayError('request_in_flight', { requestId: existing.requestId })
+  if (existing.state === 'pending') throw new GatewayError('request_in_flight', { requestId: existing.requestId })
   if (isUnsent(existing)) return 'unsent'
+  if (existing.prunedAt !== null) return { ...prunedAnswer(existing), replayed: true }
+  if (existing.answer === null) throw new GatewayError('request_in_flight', { requestId: existing.requestId })
   return { httpStatus: existing.answer.httpStatus, body: existing.answer.body, replayed: true }
+}
+
+/**
+ * What a record retention pruned replays (docs/design.md#request-ids-are-forever), from what
+ * stays of it: a resolved one its record, as it replayed before; a refused one its error again;
+ * an applied one its final state. `pruned: true` says the details are gone.
+ */
+export function prunedAnswer (r: MutationRecord): { httpStatus: number; body: unknown } {
+  if (r.resolution !== null) return { httpStatus: 200, body: { ...requestView(r, null), pruned: true } }
+  if (r.state === 'applied') {
+    return {
+      httpStatus: r.operation === 'submit' ? 202 : 200,
+      body: { requestId: r.requestId, campaignId: r.campaignId, operation: r.operation, state: r.state, taskId: r.taskId, pruned: true }
+    }
+  }
+  const e = new GatewayError(isErrorCode(r.outcomeCode) ? r.outcomeCode : 'upstream_rejected', { requestId: r.requestId })
+  return { httpStatus: e.statusCode, body: e.toBody() }
 }
 
 /** controller mode, then this operation's own capability; answers the method to call */
@@ -129,35 +157,42 @@ export function requireCapability (discovery: Discovery, operation: MutationOper
   return discovery.wire().method('message/send')
 }
 
-/** any pending or ambiguous record of the campaign blocks every mutation of it */
-export async function ambiguityBlock (ledger: Ledger, campaignId: string): Promise<void> {
-  const open = await ledger.firstUnresolved(campaignId)
-  if (open !== undefined) {
-    throw new GatewayError('ambiguity_unresolved', {
-      message: `Request ${open.requestId} of this campaign is unresolved; reconcile or acknowledge it first.`,
-      requestId: open.requestId,
-      reconcile: reconcilePath(campaignId, open.requestId)
-    })
-  }
+/**
+ * any pending or ambiguous record of the campaign blocks every mutation of it; a fence only a
+ * pending one (docs/design.md#fence). Read with the ticket the insert will check again.
+ */
+export function ambiguityBlock (ticket: CampaignTicket, fence: boolean): void {
+  const open = ticket.blocker
+  if (open === undefined || (fence && open.state !== 'pending')) return
+  throw new GatewayError('ambiguity_unresolved', {
+    message: `Request ${open.requestId} of this campaign is unresolved; ${open.state === 'pending' ? 'wait for its outcome' : 'reconcile or acknowledge it first'}.`,
+    requestId: open.requestId,
+    reconcile: reconcilePath(ticket.campaignId, open.requestId)
+  })
+}
+
+/** what an insert refused on the ledger's own checks answers: nothing was sent (docs/design.md#serialisation) */
+function busy (requestId: string, why: 'moved' | 'blocked'): GatewayError {
+  return new GatewayError('campaign_busy', {
+    requestId,
+    message: why === 'moved'
+      ? 'Another mutation of this campaign started while this one was checked; nothing was sent. Retry.'
+      : 'Another mutation of this campaign is in flight or unresolved; nothing was sent.'
+  })
 }
 
 /**
- * cancel targets the bound task only, and only while the remote says it is not terminal. The
- * remote's tasks/cancel ignores the lease, so the tasks/get is bounded by the lease's usable
- * time: a lease that would lapse meanwhile is refused, nothing sent (docs/design.md#leases).
+ * cancel targets the bound task only, and only while the remote says it is not terminal. Its
+ * lease is read after this (docs/design.md#leases): the remote's tasks/cancel ignores the
+ * lease, so nothing may stand between the lease's answer and the send but the pending write.
  */
-export async function cancelTarget (d: PipelineDeps, campaignId: string, lease: Lease): Promise<string> {
+export async function cancelTarget (d: PipelineDeps, campaignId: string): Promise<string> {
   const bound = await d.ledger.getBoundTask(campaignId)
   if (bound === undefined) throw new GatewayError('no_bound_task')
-  const usable = d.leases.usableMs(lease)
-  const leaseBound = usable < d.readTimeoutMs
   let task
   try {
-    task = await fetchTask(d, bound.taskId, Date.now() + Math.min(usable, d.readTimeoutMs))
+    task = await fetchTask(d, bound.taskId, Date.now() + d.readTimeoutMs)
   } catch (err) {
-    if (isGatewayError(err) && err.code === 'upstream_timeout' && leaseBound) {
-      throw new GatewayError('lease_expired', { message: 'The lease would lapse before the bound task could be checked; renew it first.' })
-    }
     if (isGatewayError(err) && err.code === 'not_found') throw new GatewayError('not_found', { message: 'The bound task does not exist on the remote.' })
     throw err
   }
@@ -173,7 +208,8 @@ export function ownerWaitMs (d: Pick<PipelineDeps, 'connectTimeoutMs' | 'mutatio
 
 function wireFor (operation: MutationOperation, a: Authority, body: Record<string, unknown>, taskId: string | undefined): Record<string, unknown> {
   switch (operation) {
-    case 'claim': return wireParams.claim(a.campaignId, a.controllerId, a.requestId, body.ttlSeconds as number)
+    case 'claim':
+    case 'fence': return wireParams.claim(a.campaignId, a.controllerId, a.requestId, body.ttlSeconds as number)
     case 'renew': return wireParams.renew(a, body.ttlSeconds as number)
     case 'release': return wireParams.release(a)
     case 'intervene': return wireParams.intervene(a, body.intervention as Record<string, unknown>)
@@ -218,25 +254,31 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
 
     let release: (() => Promise<void>) | undefined
     let sent = false
+    const isClaim = req.operation === 'claim' || req.operation === 'fence'
     try {
+      // a clock past the margin decides nothing (docs/design.md#one-clock)
+      d.clocks.check({ claim: isClaim })
+      await bindController(req.caller, controllerId)
       // the method and the wire that writes it, taken together: a card changing meanwhile cannot mix them
       const wire = d.discovery.wire()
       const method = requireCapability(d.discovery, req.operation, body)
+      // a queue, so one replica's mutations of a campaign take turns; the insert's checks serialise
       release = await d.ledger.lockCampaign(req.campaignId, d.lockWaitMs)
       if (release === undefined) throw new GatewayError('campaign_busy', { requestId })
       // the same id may have finished while this request waited for the campaign
       const again = priorUse(await d.ledger.get(requestId), req.caller, hash)
       if (again !== undefined && again !== 'unsent') return replay(again)
-      await ambiguityBlock(d.ledger, req.campaignId)
+      // what the insert must find unchanged: no mutation of the campaign may start in between
+      const ticket = await d.ledger.ticket(req.campaignId)
+      ambiguityBlock(ticket, req.operation === 'fence')
       const isCancel = req.operation === 'cancel'
-      // a cancel always asks the remote: its tasks/cancel will not check the lease
-      const lease: Lease | undefined = req.operation === 'claim' ? undefined : await d.leases.require(req.campaignId, controllerId, { fresh: isCancel })
-      const boundTaskId = isCancel ? await cancelTarget(d, req.campaignId, lease!) : undefined
-      if (isCancel) await d.leases.recheck(req.campaignId, lease!)
+      // a cancel checks its task first, then asks the remote for the lease it is sent under
+      const boundTaskId = isCancel ? await cancelTarget(d, req.campaignId) : undefined
+      const lease: Lease | undefined = isClaim ? undefined : await d.leases.require(req.campaignId, controllerId, { fresh: isCancel })
       const authority: Authority = { campaignId: req.campaignId, controllerId, epoch: lease?.epoch ?? 0, requestId }
 
       const at = d.now()
-      const deadline = at + ownerWaitMs(d, req.operation)
+      const waitMs = ownerWaitMs(d, req.operation)
       const controllerEpoch = lease?.epoch ?? null
       // a remote that stopped answering gets no mutation, and none is the breaker's probe
       const wait = d.circuit?.retryAfterSeconds()
@@ -245,9 +287,9 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       }
       d.onStep?.('before-pending', requestId)
       // an unsent record goes back to pending by compare-and-set, a new one is inserted; either
-      // way, losing the race means another request with this id got there first
-      const won = again === 'unsent'
-        ? await d.ledger.retryUnsent(requestId, { owner: d.instanceId, deadline, controllerEpoch, at })
+      // way under the ledger's own checks against the ticket (docs/design.md#serialisation)
+      const inserted: InsertResult = again === 'unsent'
+        ? await d.ledger.retryUnsent(requestId, { owner: d.instanceId, waitMs, controllerEpoch, params: body, at }, ticket)
         : await d.ledger.insertPending({
           requestId,
           campaignId: req.campaignId,
@@ -257,10 +299,11 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
           params: body,
           controllerEpoch,
           owner: d.instanceId,
-          deadline,
+          waitMs,
           createdAt: at
-        }) === 'inserted'
-      if (!won) {
+        }, ticket, { fence: req.operation === 'fence' })
+      if (inserted === 'moved' || inserted === 'blocked') throw busy(requestId, inserted)
+      if (inserted === 'exists') {
         const raced = priorUse(await d.ledger.get(requestId), req.caller, hash)
         if (raced !== undefined && raced !== 'unsent') return replay(raced)
         throw new GatewayError('request_in_flight', { requestId })
@@ -269,6 +312,7 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       d.onStep?.('before-send', requestId)
       sent = true
       let classified: Classified
+      const sentAt = d.now()
       try {
         const params = wireFor(req.operation, authority, body, boundTaskId)
         const r = await d.client.rpc({ method, params: req.operation === 'submit' ? wire.sendParams(params) : params, op: CONTROL_OPERATION[req.operation] ?? 'submit', kind: 'mutation', id: requestId, headers: wire.headers() })
@@ -279,7 +323,7 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       } catch (err) {
         classified = classifyFailure(err)
       }
-      return await settle(req, requestId, started, classified, { lease, boundTaskId, controllerId })
+      return await settle(req, requestId, started, classified, { lease, boundTaskId, controllerId, sentAt, ttlSeconds: body.ttlSeconds as number | undefined })
     } catch (err) {
       if (!sent) log(req, requestId, 'blocked', started, { code: isGatewayError(err) ? err.code : 'internal_error' })
       throw err
@@ -288,13 +332,32 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
     }
   }
 
-  async function settle (req: MutationRequest, requestId: string, started: number, c: Classified, ctx: { lease: Lease | undefined; boundTaskId: string | undefined; controllerId: string }): Promise<MutationAnswer> {
+  /**
+   * One identity per controller id (docs/design.md#controller-bindings): the first verified
+   * identity to use an id binds it in the ledger, for every replica; another identity presenting
+   * it, in any letter case, is refused before anything is sent.
+   */
+  async function bindController (caller: Caller, controllerId: string): Promise<void> {
+    const identity = callerIdentity(caller)
+    const holder = await d.ledger.bindController({ controllerId, identity, caller: caller.name, boundAt: d.now() })
+    if (holder.identity === identity) return
+    d.onControllerConflict?.()
+    throw new GatewayError('controller_conflict', { message: 'Another caller identity holds this controller id; an admin can list and remove bindings under /v1/admin/controllers.' })
+  }
+
+  async function settle (req: MutationRequest, requestId: string, started: number, c: Classified, ctx: { lease: Lease | undefined; boundTaskId: string | undefined; controllerId: string; sentAt: number; ttlSeconds: number | undefined }): Promise<MutationAnswer> {
     const { campaignId, operation } = req
+    const answeredAt = d.now()
     let state: 'applied' | 'rejected' | 'ambiguous'
     let answer: Applied
     let why: string | undefined
     if (c.cls === 'result') {
       const applied = await applyResult({ operation, campaignId, requestId, controllerId: ctx.controllerId, lease: ctx.lease, boundTaskId: ctx.boundTaskId, leases: d.leases, ledger: d.ledger, now: d.now }, c.result)
+        .then((a) => {
+          // a lease granted now measures the remote's clock (docs/design.md#one-clock)
+          if (a?.lease !== undefined && ctx.ttlSeconds !== undefined) d.clocks.observeLease(a.lease.expiresAt, ctx.ttlSeconds, ctx.sentAt, answeredAt)
+          return a
+        })
         .catch((err: unknown) => {
           d.logger.error({ err, requestId }, 'recording the effects of an applied mutation failed')
           return undefined

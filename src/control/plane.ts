@@ -15,6 +15,7 @@ import { createPipeline, type MutationAnswer, type MutationMetric, type Mutation
 import { createResolver, type Resolver } from './resolve.js'
 import { requestView } from './views.js'
 import type { Lease } from './wire.js'
+import { createClockWatch, type ClockPeer, type ClockWatch } from './clocks.js'
 
 export interface ControlPlaneOptions {
   ledger: Ledger
@@ -42,6 +43,10 @@ export interface ControlPlaneOptions {
   onStep?: (step: MutationStep, requestId: string) => void
   /** the upstream circuit breaker (docs/design.md#circuit-breaker) */
   circuit?: { retryAfterSeconds: () => number | undefined }
+  /** a clock offset measured (docs/design.md#one-clock): the gauge */
+  onClockOffset?: (peer: ClockPeer, offsetMs: number) => void
+  /** another identity presented a bound controller id: the counter */
+  onControllerConflict?: () => void
 }
 
 export interface ControlPlane extends Resolver {
@@ -56,8 +61,10 @@ export interface ControlPlane extends Resolver {
   start: () => Promise<void>
   /** overdue pending records become ambiguous now (the periodic sweep); answers their ids */
   sweep: () => Promise<string[]>
-  /** retention now: deletes resolved records past the window in small batches; answers how many */
+  /** retention now: prunes resolved records past the window in small batches; answers how many */
   prune: () => Promise<number>
+  /** this replica's offsets to the ledger's and the remote's clocks (/readyz, tests) */
+  clocks: ClockWatch
   stop: () => void
 }
 
@@ -67,6 +74,13 @@ const PRUNE_PAUSE_MS = 20
 
 export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
   const now = o.now ?? Date.now
+  const clocks = createClockWatch({
+    now,
+    ledgerNow: async () => await o.ledger.now(),
+    marginMs: o.leaseSafetyMs,
+    onOffset: o.onClockOffset,
+    onError: (err) => { o.logger.warn({ err }, 'measuring the ledger\'s clock failed') }
+  })
   const leases = createLeaseKeeper({ ledger: o.ledger, client: o.client, discovery: o.discovery, leaseSafetyMs: o.leaseSafetyMs, readTimeoutMs: o.readTimeoutMs, now })
   const mutate = createPipeline({
     ledger: o.ledger,
@@ -83,7 +97,9 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     now,
     onMutation: o.onMutation,
     onStep: o.onStep,
-    circuit: o.circuit
+    circuit: o.circuit,
+    clocks,
+    onControllerConflict: o.onControllerConflict
   })
   const resolver = createResolver({ ledger: o.ledger, client: o.client, discovery: o.discovery, leases, readTimeoutMs: o.readTimeoutMs, logger: o.logger, now })
   let timer: NodeJS.Timeout | undefined
@@ -95,20 +111,21 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
 
   /**
    * Small batches with a pause between them, so retention never holds the store for long on
-   * the request path; bounded per run, the rest waits for the next one.
+   * the request path; bounded per run, the rest waits for the next one. A pruned record keeps
+   * its id, hash and final state for ever (docs/design.md#request-ids-are-forever).
    */
   async function prune (): Promise<number> {
     if (o.retentionMs === undefined) return 0
     const before = now() - o.retentionMs
-    let deleted = 0
+    let pruned = 0
     for (let i = 0; i < PRUNE_BATCHES_PER_RUN; i++) {
-      const n = await o.ledger.deleteResolvedBefore(before, PRUNE_BATCH)
-      deleted += n
+      const n = await o.ledger.pruneResolvedBefore(before, PRUNE_BATCH, now())
+      pruned += n
       if (n < PRUNE_BATCH) break
       await new Promise((resolve) => setTimeout(resolve, PRUNE_PAUSE_MS))
     }
-    if (deleted > 0) o.logger.info({ event: 'ledger_retention', deleted, olderThan: new Date(before).toISOString() }, 'resolved records past the retention window deleted')
-    return deleted
+    if (pruned > 0) o.logger.info({ event: 'ledger_retention', pruned, olderThan: new Date(before).toISOString() }, 'resolved records past the retention window pruned: params, answers and notes removed, ids kept')
+    return pruned
   }
 
   async function sweep (): Promise<string[]> {
@@ -122,6 +139,7 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     mutate,
     sweep,
     prune,
+    clocks,
     readControl: async (campaignId) => {
       if (o.discovery.snapshot().controlMethods.read_control === undefined) {
         throw new GatewayError('capability_unavailable', { missingPrerequisites: [o.discovery.capability('control.read_control').reason] })
@@ -147,6 +165,7 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
       return requestView(r, viewer)
     },
     start: async () => {
+      await clocks.start()
       // local lease state is unknown after a restart: the next decision asks read_control
       await o.ledger.forgetAllLeases(now())
       // one process owns an SQLite file: nobody can still be waiting on its pending records
@@ -169,6 +188,7 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
       }
     },
     stop: () => {
+      clocks.stop()
       if (timer !== undefined) clearInterval(timer)
       timer = undefined
       if (pruneTimer !== undefined) clearTimeout(pruneTimer)

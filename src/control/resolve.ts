@@ -61,10 +61,11 @@ export function createResolver (d: ResolverDeps): Resolver {
 
   /**
    * until the record's deadline the remote may still hold a request that arrived late, and
-   * apply it: "not applied" settles nothing before then (docs/design.md#reconcile-and-acknowledge)
+   * apply it: "not applied" settles nothing before then (docs/design.md#reconcile-and-acknowledge),
+   * as the ledger's clock reads it, the clock the deadline was written on (docs/design.md#one-clock)
    */
-  function notBeforeDeadline (r: MutationRecord): void {
-    const left = r.deadline - d.now()
+  async function notBeforeDeadline (r: MutationRecord): Promise<void> {
+    const left = r.deadline - await d.ledger.now()
     if (left <= 0) return
     throw new GatewayError('reconcile_too_early', {
       requestId: r.requestId,
@@ -114,7 +115,7 @@ export function createResolver (d: ResolverDeps): Resolver {
       if (status.data.state === 'applied' && r.operation === 'submit' && taskId === null) {
         return await fail(new GatewayError('upstream_invalid_response', { requestId, message: 'The remote reports the submission applied without its task id.' }))
       }
-      if (status.data.state === 'not_applied') notBeforeDeadline(r)
+      if (status.data.state === 'not_applied') await notBeforeDeadline(r)
       const res: Resolution = { kind: 'reconcile', by: caller.name, at: d.now(), note: null, resolution: null }
       return await finish(r, status.data.state, res, status.data.state === 'applied' ? taskId : null, caller)
     },
@@ -137,7 +138,7 @@ export function createResolver (d: ResolverDeps): Resolver {
         }
         // a claim carries no epoch to be overtaken, and the remote's tasks/cancel ignores the
         // epoch a cancel carries: for both, only the deadline ends a late arrival
-        if (r.operation === 'claim' || r.operation === 'cancel') notBeforeDeadline(r)
+        if (r.operation === 'claim' || r.operation === 'fence' || r.operation === 'cancel') await notBeforeDeadline(r)
       }
       const res: Resolution = { kind: 'acknowledge', by: caller.name, at: d.now(), note: body.note, resolution: body.resolution }
       return await finish(r, body.resolution === 'assume_applied' ? 'applied' : 'not_applied', res, null, caller)

@@ -13,18 +13,27 @@ export type * from './types.js'
 
 export interface LedgerOptions {
   logger?: Logger
+  /**
+   * the ledger's clock where the ledger has none of its own (SQLite: this process's; default
+   * Date.now). PostgreSQL's clock is the server's: this only shifts it by the same amount as
+   * this clock is off Date.now (tests move time), docs/design.md#one-clock
+   */
+  now?: (() => number) | undefined
+  /** PostgreSQL: a held campaign lock's session died (docs/design.md#serialisation) */
+  onLockSessionLost?: (() => void) | undefined
 }
 
 export async function createLedger (url: string, opts: LedgerOptions = {}): Promise<Ledger> {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length)
     if (path === '') throw new Error('the ledger URL sqlite: needs a path, as in sqlite:./data/ledger.db')
-    return createSqliteLedger({ ...opts, path })
+    return createSqliteLedger({ logger: opts.logger, now: opts.now, path })
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     // loaded only when configured, as ioredis is: the single-replica default never needs `pg`
     const { createPostgresLedger } = await import('./postgres/postgres-ledger.js')
-    return await createPostgresLedger({ url, logger: opts.logger })
+    const now = opts.now
+    return await createPostgresLedger({ url, logger: opts.logger, clockShiftMs: now === undefined ? undefined : () => now() - Date.now(), onLockSessionLost: opts.onLockSessionLost })
   }
   // the scheme only: a URL may carry a password
   throw new Error(`unsupported ledger URL scheme ${JSON.stringify(url.split(':')[0])}: use sqlite:<path> or postgres://…`)

@@ -1,10 +1,10 @@
 // Rows of either ledger ↔ the interface's records (docs/design.md#ledger): both stores keep the
 // same columns. JSON columns hold what the gateway itself wrote, so they are parsed without
 // validation.
-import type { BoundTask, LeaseView, MutationOperation, MutationRecord, RecordState, Resolution, StoredAnswer } from './types.js'
+import type { BoundTask, ControllerBinding, LeaseView, MutationOperation, MutationRecord, RecordState, Resolution, StoredAnswer } from './types.js'
 
 export const RECORD_COLUMNS = `request_id, campaign_id, caller, operation, params_hash, params, controller_epoch,
-  owner, deadline, created_at, state, updated_at, answer, outcome_code, task_id, reconcile_failures, resolution`
+  owner, deadline, created_at, state, updated_at, answer, outcome_code, task_id, reconcile_failures, resolution, pruned_at`
 
 export interface RecordRow {
   request_id: string
@@ -24,6 +24,7 @@ export interface RecordRow {
   task_id: string | null
   reconcile_failures: number
   resolution: string | null
+  pruned_at: number | null
 }
 
 export interface LeaseRow {
@@ -60,7 +61,8 @@ export function toRecord (r: RecordRow): MutationRecord {
     outcomeCode: r.outcome_code,
     taskId: r.task_id,
     reconcileFailures: r.reconcile_failures,
-    resolution: r.resolution === null ? null : JSON.parse(r.resolution) as Resolution
+    resolution: r.resolution === null ? null : JSON.parse(r.resolution) as Resolution,
+    prunedAt: r.pruned_at
   }
 }
 
@@ -74,6 +76,15 @@ export function toLease (r: LeaseRow): LeaseView {
     updatedAt: r.updated_at
   }
 }
+
+export interface BindingRow { controller_id: string; identity: string; caller: string; bound_at: number }
+
+export function toBinding (r: BindingRow): ControllerBinding {
+  return { controllerId: r.controller_id, identity: r.identity, caller: r.caller, boundAt: r.bound_at }
+}
+
+/** the key a controller id is bound under: ids that differ only in letter case are one (ASCII ids) */
+export const controllerKey = (controllerId: string): string => controllerId.toLowerCase()
 
 export function toBoundTask (r: BoundTaskRow): BoundTask {
   return { campaignId: r.campaign_id, taskId: r.task_id, requestId: r.request_id, boundAt: r.bound_at }

@@ -4,7 +4,7 @@
 // alike and one contract test suite runs against both. Every method is async for that reason.
 
 /** the logical mutations the gateway sends (REST route → remote operation) */
-export const MUTATION_OPERATIONS = ['claim', 'renew', 'release', 'submit', 'intervene', 'cancel'] as const
+export const MUTATION_OPERATIONS = ['claim', 'renew', 'release', 'submit', 'intervene', 'cancel', 'fence'] as const
 export type MutationOperation = typeof MUTATION_OPERATIONS[number]
 
 /**
@@ -47,9 +47,12 @@ export interface NewMutationRecord {
   controllerEpoch: number | null
   /** instance id of the process that will send it */
   owner: string
-  /** ms since epoch after which another process may turn it ambiguous */
-  deadline: number
-  /** ms since epoch */
+  /**
+   * how long the owner may still wait for its outcome, grace included: the store writes the
+   * deadline as its own clock's now plus this (docs/design.md#one-clock)
+   */
+  waitMs: number
+  /** ms since epoch (this process's clock: the order records are shown in) */
   createdAt: number
 }
 
@@ -59,7 +62,9 @@ export interface StoredAnswer {
   body: unknown
 }
 
-export interface MutationRecord extends NewMutationRecord {
+export interface MutationRecord extends Omit<NewMutationRecord, 'waitMs'> {
+  /** ms since epoch on the ledger's clock after which any process may turn it ambiguous */
+  deadline: number
   state: RecordState
   /** ms since epoch of the last state change */
   updatedAt: number
@@ -72,6 +77,43 @@ export interface MutationRecord extends NewMutationRecord {
   /** how many reconcile attempts failed (acknowledge requires one, where request_status exists) */
   reconcileFailures: number
   resolution: Resolution | null
+  /**
+   * when retention removed its params, answer and note (docs/design.md#request-ids-are-forever):
+   * the record stays, so its id is never sent again; null while whole
+   */
+  prunedAt: number | null
+}
+
+/**
+ * What a mutation reads of its campaign before its lease checks, and its pending insert must find
+ * unchanged (docs/design.md#serialisation): the campaign's generation counts the pending records
+ * ever inserted for it (and unsent ones taken back), so an insert on a stale ticket proves that
+ * another mutation of the campaign started meanwhile, whoever held which lock.
+ */
+export interface CampaignTicket {
+  campaignId: string
+  generation: number
+  /** the oldest pending or ambiguous record, if any: it blocks every mutation but a fence */
+  blocker: MutationRecord | undefined
+}
+
+/**
+ * 'inserted': the record is pending and the campaign's generation moved on by one;
+ * 'exists': the request id is used already (by anyone); 'moved': another mutation of the
+ * campaign started since the ticket; 'blocked': the campaign has a pending record (or, but for
+ * a fence, an ambiguous one) — the store refuses a second (docs/design.md#serialisation)
+ */
+export type InsertResult = 'inserted' | 'exists' | 'moved' | 'blocked'
+
+/** a controller id bound to the one caller identity that may use it (docs/design.md#controller-bindings) */
+export interface ControllerBinding {
+  /** as first presented */
+  controllerId: string
+  /** `static:<caller name>` or `jwt:<issuer>#<subject>` */
+  identity: string
+  /** the caller name the identity had when it bound the id */
+  caller: string
+  boundAt: number
 }
 
 export interface Outcome {
@@ -98,14 +140,26 @@ export interface BoundTask { campaignId: string; taskId: string; requestId: stri
 
 export interface Ledger {
   readonly kind: 'sqlite' | 'postgres'
-  /** inserts a pending record; 'exists' when the request id is used already (by anyone) */
-  insertPending: (r: NewMutationRecord) => Promise<'inserted' | 'exists'>
   /**
-   * a record that ended `rejected` with nothing sent (outcome code upstream_unavailable) is
-   * taken back to `pending` for a retry of the same request (compare-and-set); false when it is
-   * no longer such a record
+   * the ledger's clock, ms since the epoch: PostgreSQL's own, or this process's for SQLite. Every
+   * deadline is written and judged on it (docs/design.md#one-clock)
    */
-  retryUnsent: (requestId: string, r: { owner: string; deadline: number; controllerEpoch: number | null; at: number }) => Promise<boolean>
+  now: () => Promise<number>
+  /** the campaign's generation and blocker, read before a mutation's lease checks */
+  ticket: (campaignId: string) => Promise<CampaignTicket>
+  /**
+   * inserts a pending record in one transaction with the checks that serialise its campaign:
+   * the id unused, the ticket's generation unchanged, no pending record (and, unless `fence`,
+   * no ambiguous one); at most one pending record per campaign is also the store's own index
+   */
+  insertPending: (r: NewMutationRecord, ticket: CampaignTicket, opts?: { fence?: boolean }) => Promise<InsertResult>
+  /**
+   * a record that ended `rejected` with nothing sent (outcome code upstream_unavailable) is taken
+   * back to `pending` for a retry of the same request, under the same checks as an insert, with
+   * its params again if retention had pruned them (it was never sent, so running it is no second
+   * send); 'exists' when it is no longer such a record
+   */
+  retryUnsent: (requestId: string, r: { owner: string; waitMs: number; controllerEpoch: number | null; params: unknown; at: number }, ticket: CampaignTicket) => Promise<InsertResult>
   get: (requestId: string) => Promise<MutationRecord | undefined>
   /** newest first */
   listByCampaign: (campaignId: string, opts?: { state?: RecordState; limit?: number }) => Promise<MutationRecord[]>
@@ -127,10 +181,13 @@ export interface Ledger {
    */
   resolve: (requestId: string, to: 'applied' | 'not_applied', r: Resolution, taskId: string | null, answer: StoredAnswer) => Promise<boolean>
   noteReconcileFailure: (requestId: string, at: number) => Promise<void>
-  /** pending records whose deadline is before `now` become ambiguous; returns their ids */
-  expirePending: (now: number) => Promise<string[]>
+  /**
+   * pending records whose deadline has passed on the ledger's clock become ambiguous; `at` is
+   * written as their updatedAt; returns their ids
+   */
+  expirePending: (at: number) => Promise<string[]>
   /** every pending record becomes ambiguous (SQLite start: this process owns the file) */
-  expireAllPending: (now: number) => Promise<string[]>
+  expireAllPending: (at: number) => Promise<string[]>
   countAmbiguous: () => Promise<number>
 
   getLease: (campaignId: string) => Promise<LeaseView | undefined>
@@ -147,8 +204,9 @@ export interface Ledger {
   clearBoundTask: (campaignId: string) => Promise<void>
 
   /**
-   * serialises mutations of one campaign (across replicas where the store allows it); waits
-   * at most `waitMs`, then returns undefined. The returned function releases the lock.
+   * queues mutations of one campaign (across replicas where the store allows it); waits at most
+   * `waitMs`, then returns undefined. The returned function releases the lock. Nothing depends on
+   * holding it: the insert's checks serialise (docs/design.md#serialisation)
    */
   lockCampaign: (campaignId: string, waitMs: number) => Promise<(() => Promise<void>) | undefined>
 
@@ -158,12 +216,23 @@ export interface Ledger {
    */
   exportRecords: (o: { since?: number; campaignId?: string; after?: RecordPosition; limit: number }) => Promise<MutationRecord[]>
   /**
-   * retention: deletes at most `limit` resolved records (applied, rejected, not_applied) last
-   * changed before `before`, never one a campaign's bound task names; answers how many
+   * retention: removes the params, answer and resolution note of at most `limit` resolved
+   * records (applied, rejected, not_applied) last changed before `before` and not pruned yet;
+   * the record itself stays forever (docs/design.md#request-ids-are-forever); answers how many
    */
-  deleteResolvedBefore: (before: number, limit: number) => Promise<number>
+  pruneResolvedBefore: (before: number, limit: number, at: number) => Promise<number>
   /** how many records the ledger holds (retention tests, operators) */
   countRecords: () => Promise<number>
+
+  /**
+   * binds a controller id to an identity unless another holds it (ids that differ only in
+   * letter case are one); answers the binding in force afterwards, this one or the other's
+   */
+  bindController: (b: ControllerBinding) => Promise<ControllerBinding>
+  /** every binding, in controller id order */
+  listControllerBindings: () => Promise<ControllerBinding[]>
+  /** false when no binding held the id (in any letter case) */
+  removeControllerBinding: (controllerId: string) => Promise<boolean>
   /** SQLite only: a consistent copy of the file, taken online (PostgreSQL has pg_dump) */
   backupTo?: (file: string) => Promise<void>
 

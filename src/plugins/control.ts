@@ -28,7 +28,9 @@ export default fp(async (app, opts: { now?: (() => number) | undefined; onStep?:
     logger: (app.log as Logger).child({ component: 'control' }),
     onMutation: (operation, outcome) => app.metrics.mutations.inc({ operation, outcome }),
     onStep: opts.onStep,
-    circuit: app.upstreamCircuit
+    circuit: app.upstreamCircuit,
+    onClockOffset: (peer, ms) => app.metrics.clockOffset.set({ peer }, ms / 1000),
+    onControllerConflict: () => app.metrics.controllerConflicts.inc()
   })
   app.metrics.bindLedger(() => app.ledger.countAmbiguous())
   app.decorate('control', control)

@@ -28,6 +28,9 @@ export interface GatewayMetrics {
   bindDiscovery: (read: () => { capabilities: Record<string, { state: string }>; mode: string; protocol?: { version: string | undefined } | undefined; signature?: { state: string } | undefined }) => void
   /** the ambiguous-mutations gauge counts the ledger's unresolved records at scrape time */
   bindLedger: (countAmbiguous: () => Promise<number>) => void
+  clockOffset: Gauge<'peer'>
+  controllerConflicts: Counter
+  ledgerLockSessionsLost: Counter
 }
 
 /**
@@ -111,6 +114,12 @@ export function createMetrics (): GatewayMetrics {
         for (const state of ['absent', 'present', 'verified']) this.set({ state }, s === state ? 1 : 0)
       }
     }),
+    // docs/design.md#one-clock: the peer's clock minus this replica's, as last measured (the value nearest zero its uncertainty allows)
+    clockOffset: new Gauge({ name: 'gateway_clock_offset_seconds', help: 'Offset of the ledger\'s and the remote\'s clock from this replica\'s (peer minus local), as last measured; past GATEWAY_LEASE_SAFETY_MS mutations are refused with 503 clock_skew', labelNames: ['peer'], registers }),
+    // docs/design.md#controller-bindings
+    controllerConflicts: new Counter({ name: 'gateway_controller_conflicts_total', help: 'Mutations refused with 403 controller_conflict: another caller identity holds the controller id', registers }),
+    // docs/design.md#serialisation: a held campaign lock whose database session died; nothing relied on it
+    ledgerLockSessionsLost: new Counter({ name: 'gateway_ledger_lock_sessions_lost_total', help: 'Campaign lock sessions the PostgreSQL server dropped while held (failover, terminated backend, pooler timeout); the ledger\'s insert checks still serialise', registers }),
     discovery: new Counter({ name: 'gateway_discovery_total', help: 'Agent card refreshes by outcome', labelNames: ['outcome'], registers }),
     rateLimited: new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused by the rate limit', labelNames: ['route'], registers }),
     authRefused: new Counter({ name: 'gateway_auth_refused_total', help: 'Authentications refused (401), by reason: missing, unknown_token, expired, not_yet_valid, malformed, algorithm, unknown_kid, signature, claims, no_keys, controller_conflict', labelNames: ['reason'], registers }),

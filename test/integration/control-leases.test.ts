@@ -69,7 +69,9 @@ describe('leases', () => {
     const res = await p.post(p.gw.tokens.all, '/v1/campaigns/camp-t/control/claim', { requestId: rid(), ttlSeconds: 60 })
     expect(res.status).toBe(409)
     expect(res.body.error.code).toBe('lease_held_by_other')
-    p.sim.control.advanceClock(16_000)
+    // the lease lapses at the remote (moving the remote's clock alone would skew it past the
+    // margin, and mutations would then be refused with clock_skew: docs/design.md#one-clock)
+    p.sim.control.setLease('camp-t', { controller_id: 'ctl-1', epoch: 1, expires_at: Math.floor(p.sim.control.now() / 1000) - 1 })
     const taken = await claim(p, p.gw.tokens.all, 'camp-t', 60)
     expect(taken.body.lease).toMatchObject({ controllerId: 'ctl-all', epoch: 2 })
     // the first controller's local view is now wrong; the remote decides

@@ -11,6 +11,7 @@ import { GatewayError } from '../../src/errors.js'
 import { createLedger } from '../../src/ledger/index.js'
 import type { Ledger, MutationOperation, MutationRecord } from '../../src/ledger/types.js'
 import { createLeaseKeeper, type LeaseKeeper } from '../../src/control/leases.js'
+import { createClockWatch } from '../../src/control/clocks.js'
 import { createPipeline, parseBody, priorUse, type MutationAnswer, type MutationRequest } from '../../src/control/pipeline.js'
 import { constraintsEnvelope, paramsHash } from '../../src/control/rules.js'
 import { UpstreamCallError } from '../../src/upstream/errors.js'
@@ -54,14 +55,15 @@ afterEach(async () => {
 
 /** the pipeline over a fresh (or the given) ledger, a fake remote and a discovered card */
 async function rig (o: { controlEnabled?: boolean; card?: unknown; lockWaitMs?: number; ledger?: Ledger } = {}): Promise<Rig> {
-  const ledger = o.ledger ?? await createLedger('sqlite::memory:')
+  const clock = { t: T0 }
+  const now = (): number => clock.t
+  // the ledger's clock is the rig's: one SQLite process owns it (docs/design.md#one-clock)
+  const ledger = o.ledger ?? await createLedger('sqlite::memory:', { now })
   if (o.ledger === undefined) ledgers.push(ledger)
   const fake = createFakeUpstream({ card: o.card })
   fakes.push(fake)
   const discovery = createDiscovery({ client: fake, origin: 'https://remote.test', basePath: '/a2a', cardMaxBytes: 1 << 20, controlEnabled: o.controlEnabled ?? true, intervalMs: 60_000, logger })
   await discovery.refresh()
-  const clock = { t: T0 }
-  const now = (): number => clock.t
   const leases = createLeaseKeeper({ ledger, client: fake, discovery, leaseSafetyMs: LEASE_SAFETY_MS, readTimeoutMs: 1_000, now })
   const mutate = createPipeline({
     ledger,
@@ -75,7 +77,8 @@ async function rig (o: { controlEnabled?: boolean; card?: unknown; lockWaitMs?: 
     maxTaskResponseBytes: 1 << 20,
     lockWaitMs: o.lockWaitMs ?? 2_000,
     logger,
-    now
+    now,
+    clocks: createClockWatch({ now, ledgerNow: async () => await ledger.now(), marginMs: LEASE_SAFETY_MS })
   })
   return { ledger, fake, discovery, leases, mutate, clock }
 }
@@ -121,7 +124,8 @@ async function knownLease (r: Rig, campaignId: string, controllerId: string, epo
 /** a finished record of the campaign that blocks it (or, with `pending`, one still in flight) */
 async function unresolvedRecord (r: Rig, campaignId: string, state: 'ambiguous' | 'pending'): Promise<string> {
   const requestId = rid('open')
-  await r.ledger.insertPending({ requestId, campaignId, caller: 'alice', operation: 'intervene', paramsHash: 'f'.repeat(64), params: {}, controllerEpoch: 1, owner: 'gw-other', deadline: T0 + 1, createdAt: T0 })
+  // a deadline already past on the ledger's clock (the rig's), so expiry may take it at once
+  await r.ledger.insertPending({ requestId, campaignId, caller: 'alice', operation: 'intervene', paramsHash: 'f'.repeat(64), params: {}, controllerEpoch: 1, owner: 'gw-other', waitMs: -1, createdAt: T0 }, await r.ledger.ticket(campaignId))
   if (state === 'ambiguous') expect(await r.ledger.expirePending(T0 + 2)).toEqual([requestId])
   return requestId
 }
@@ -130,8 +134,9 @@ const records = async (r: Rig, campaignId = C1): Promise<MutationRecord[]> => aw
 const errorCode = (a: MutationAnswer): unknown => (a.body as { error?: { code?: unknown } }).error?.code
 
 /** scripts a remote that accepts claims by ctl-alice at `epoch` */
+/** the remote grants every claim for the TTL asked, on the rig's clock (no skew: docs/design.md#one-clock) */
 function acceptClaims (r: Rig, epoch = 1, controllerId = 'ctl-alice'): void {
-  r.fake.on(CONTROL_METHODS.claim_control, () => ({ result: { lease: wireLease(r, controllerId, epoch) } }))
+  r.fake.on(CONTROL_METHODS.claim_control, (call) => ({ result: { lease: wireLease(r, controllerId, epoch, (call.params as { ttl_seconds: number }).ttl_seconds) } }))
 }
 
 // ---- 1. body rules, aliases, strict schema ------------------------------------------------
@@ -251,6 +256,7 @@ describe('step 3: priorUse', () => {
     taskId: null,
     reconcileFailures: 0,
     resolution: null,
+    prunedAt: null,
     ...o
   })
 
@@ -303,7 +309,7 @@ describe('step 3: priorUse', () => {
   it('a pending record with the same params is 409 request_in_flight, nothing sent', async () => {
     const r = await rig()
     const id = rid()
-    await r.ledger.insertPending({ requestId: id, campaignId: C1, caller: 'alice', operation: 'claim', paramsHash: paramsHash('claim', C1, { ttlSeconds: 60 }), params: {}, controllerEpoch: null, owner: INSTANCE, deadline: T0 + 40_000, createdAt: T0 })
+    await r.ledger.insertPending({ requestId: id, campaignId: C1, caller: 'alice', operation: 'claim', paramsHash: paramsHash('claim', C1, { ttlSeconds: 60 }), params: {}, controllerEpoch: null, owner: INSTANCE, waitMs: 40_000, createdAt: T0 }, await r.ledger.ticket(C1))
     const err = await refusal(r.mutate(req('claim', { requestId: id, ttlSeconds: 60 })))
     expect(err.code).toBe('request_in_flight')
     expect(err.requestId).toBe(id)
@@ -329,7 +335,7 @@ describe('step 3: priorUse', () => {
     const done = rid('done')
     const first = await controller.mutate(req('claim', { requestId: done, ttlSeconds: 60 }))
     const inFlight = rid('flight')
-    await controller.ledger.insertPending({ requestId: inFlight, campaignId: C2, caller: 'alice', operation: 'claim', paramsHash: paramsHash('claim', C2, { ttlSeconds: 60 }), params: {}, controllerEpoch: null, owner: INSTANCE, deadline: T0 + 40_000, createdAt: T0 })
+    await controller.ledger.insertPending({ requestId: inFlight, campaignId: C2, caller: 'alice', operation: 'claim', paramsHash: paramsHash('claim', C2, { ttlSeconds: 60 }), params: {}, controllerEpoch: null, owner: INSTANCE, waitMs: 40_000, createdAt: T0 }, await controller.ledger.ticket(C2))
 
     const observer = await rig({ controlEnabled: false, ledger: controller.ledger })
     expect(observer.discovery.snapshot().mode).toBe('observer')
@@ -485,7 +491,8 @@ describe('step 7: lease checks', () => {
   it('a lease of another controller is 409 lease_not_held: no mutating call, no record', async () => {
     const r = await rig()
     r.fake.on(CONTROL_METHODS.read_control, () => ({ result: { lease: wireLease(r, 'ctl-bob', 2) } }))
-    for (const [operation, body] of [['renew', { ttlSeconds: 60 }], ['release', {}], ['intervene', { intervention: { a: 1 } }], ['submit', { parts: [{ kind: 'text', text: 'go' }] }], ['cancel', {}]] as const) {
+    // (a cancel checks its bound task before its lease: below, under cancel)
+    for (const [operation, body] of [['renew', { ttlSeconds: 60 }], ['release', {}], ['intervene', { intervention: { a: 1 } }], ['submit', { parts: [{ kind: 'text', text: 'go' }] }]] as const) {
       await r.ledger.markLeaseUnknown(C1, r.clock.t)
       const id = rid(operation)
       const err = await refusal(r.mutate(req(operation, { requestId: id, ...body })))
@@ -493,7 +500,7 @@ describe('step 7: lease checks', () => {
       expect(await r.ledger.get(id)).toBeUndefined()
     }
     expect(r.fake.calls.every((c) => c.method === CONTROL_METHODS.read_control)).toBe(true)
-    expect(r.fake.calls).toHaveLength(5)
+    expect(r.fake.calls).toHaveLength(4)
     // no lease at all is not held either
     r.fake.on(CONTROL_METHODS.read_control, { result: { lease: null } })
     await r.ledger.markLeaseUnknown(C1, r.clock.t)
@@ -598,7 +605,9 @@ describe('step 8: pending before the send, the send, the outcome', () => {
   it('when the compare-and-set loses, the answer is ambiguous and so is the local lease', async () => {
     const r = await rig()
     r.fake.on(CONTROL_METHODS.claim_control, async () => {
-      await r.ledger.expirePending(T0 + 10 ** 9)
+      // another replica's sweep, its deadline long past on the ledger's clock
+      r.clock.t += 10 ** 9
+      await r.ledger.expirePending(r.clock.t)
       return { result: { lease: wireLease(r, 'ctl-alice', 1) } }
     })
     expect(errorCode(await r.mutate(req('claim', { requestId: rid(), ttlSeconds: 60 })))).toBe('ambiguous_write')
@@ -827,7 +836,7 @@ describe('step 9: outcome classes', () => {
 describe('step 10: the controller id sent upstream', () => {
   it('is the caller\'s controllerId, not its name, for a claim and for a held-lease mutation', async () => {
     const r = await rig()
-    r.fake.on(CONTROL_METHODS.claim_control, (call) => ({ result: { lease: wireLease(r, String(call.params.controller_id), 1) } }))
+    r.fake.on(CONTROL_METHODS.claim_control, (call) => ({ result: { lease: wireLease(r, String(call.params.controller_id), 1, 60) } }))
     r.fake.on(CONTROL_METHODS.intervene, { result: { accepted: true } })
     expect((await r.mutate(req('claim', { requestId: rid(), ttlSeconds: 60 }, { caller: bob }))).httpStatus).toBe(200)
     expect((await r.mutate(req('intervene', { requestId: rid(), intervention: { a: 1 } }, { caller: bob }))).httpStatus).toBe(200)
@@ -913,25 +922,27 @@ describe('cancel targets the bound task only', () => {
   it('no bound task is 409 no_bound_task; a terminal one is task_not_cancelable after one tasks/get; nothing is sent', async () => {
     const r = await rig()
     await knownLease(r, C1, 'ctl-alice', 2)
-    // a cancel asks the remote for the lease first, even with the lease known
+    // a cancel asks the remote for the lease, even with the lease known — after its task
     r.fake.on(CONTROL_METHODS.read_control, () => ({ result: { lease: wireLease(r, 'ctl-alice', 2) } }))
     expect((await refusal(r.mutate(req('cancel', { requestId: rid() })))).code).toBe('no_bound_task')
-    expect(r.fake.calls.map((c) => c.method)).toEqual([CONTROL_METHODS.read_control])
+    expect(r.fake.calls.map((c) => c.method)).toEqual([])
 
     r.fake.once('message/send', { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'submitted' } } })
     expect((await r.mutate(req('submit', { requestId: rid(), parts: [{ kind: 'text', text: 'go' }] }))).httpStatus).toBe(202)
-    const after = (): typeof r.fake.calls => r.fake.calls.slice(2) // past the submission
+    const submitted = r.fake.calls.length
+    const after = (): typeof r.fake.calls => r.fake.calls.slice(submitted)
     r.fake.once('tasks/get', { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'completed' } } })
     const id = rid()
     expect((await refusal(r.mutate(req('cancel', { requestId: id })))).code).toBe('task_not_cancelable')
-    expect(after().map((c) => [c.method, c.kind])).toEqual([[CONTROL_METHODS.read_control, 'read'], ['tasks/get', 'read']])
+    expect(after().map((c) => [c.method, c.kind])).toEqual([['tasks/get', 'read']])
     expect(await r.ledger.get(id)).toBeUndefined()
 
     r.fake.once('tasks/get', { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'working' } } })
     r.fake.on(CONTROL_METHODS.cancel, { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'canceled' } } })
     const ok = rid()
     expect((await r.mutate(req('cancel', { requestId: ok }))).body).toEqual({ requestId: ok, campaignId: C1, taskId: 'task-1', state: 'canceled' })
-    expect(after().map((c) => c.method)).toEqual([CONTROL_METHODS.read_control, 'tasks/get', CONTROL_METHODS.read_control, 'tasks/get', CONTROL_METHODS.cancel])
+    // the order of docs/design.md#leases: the task, then the lease, then the send
+    expect(after().map((c) => c.method)).toEqual(['tasks/get', 'tasks/get', CONTROL_METHODS.read_control, CONTROL_METHODS.cancel])
     expect(r.fake.mutations()[1]?.params).toEqual({ id: 'task-1', metadata: { argus_supervisor: { campaign_id: C1, controller_id: 'ctl-alice', controller_epoch: 2, request_id: ok, constraints: constraintsEnvelope() } } })
   })
 
@@ -940,6 +951,7 @@ describe('cancel targets the bound task only', () => {
     await knownLease(r, C1, 'ctl-alice', 2)
     r.fake.once('message/send', { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'submitted' } } })
     expect((await r.mutate(req('submit', { requestId: rid(), parts: [{ kind: 'text', text: 'go' }] }))).httpStatus).toBe(202)
+    r.fake.on('tasks/get', { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'working' } } })
     r.fake.once(CONTROL_METHODS.read_control, { result: { lease: wireLease(r, 'ctl-bob', 3) } })
     expect((await refusal(r.mutate(req('cancel', { requestId: rid() })))).code).toBe('lease_not_held')
     r.fake.once(CONTROL_METHODS.read_control, { result: { lease: wireLease(r, 'ctl-alice', 3, 1) } })

@@ -3,11 +3,56 @@
 // lock, so two replicas starting together apply each migration once and the second finds it
 // done. A database at a newer version than this gateway knows is refused. Append, never edit.
 import type pg from 'pg'
+import { ambiguousAnswer } from '../ambiguous-answer.js'
+import { toJson } from '../rows.js'
+
+/** SQL, or a step that needs code (it runs inside the migrations' transaction) */
+export type Migration = string | ((c: pg.PoolClient) => Promise<void>)
 
 /** the advisory lock key (pg_advisory_xact_lock(bigint)) that serialises migrations */
 export const MIGRATION_LOCK = 7_260_113_000_001n
 
-export const migrations: readonly string[] = [
+/**
+ * 3 (docs/design.md#serialisation): the operation list gains `fence`, records gain `pruned_at`,
+ * every pending record but the oldest of its campaign turns ambiguous (a ledger from before could
+ * hold two; each blocks its campaign until resolved, the safe side) so that the store's own index
+ * can hold at most one, and the campaign generations and controller bindings arrive.
+ */
+async function serialiseCampaigns (c: pg.PoolClient): Promise<void> {
+  await c.query(`
+  ALTER TABLE mutation_records DROP CONSTRAINT mutation_records_operation_check;
+  ALTER TABLE mutation_records ADD CONSTRAINT mutation_records_operation_check
+    CHECK (operation IN ('claim', 'renew', 'release', 'submit', 'intervene', 'cancel', 'fence'));
+  ALTER TABLE mutation_records ADD COLUMN pruned_at BIGINT;
+  CREATE INDEX mutation_records_prunable ON mutation_records (updated_at) WHERE pruned_at IS NULL;
+  `)
+  const extra = await c.query<{ request_id: string; campaign_id: string }>(`SELECT request_id, campaign_id FROM mutation_records
+    WHERE state = 'pending' AND seq NOT IN (SELECT min(seq) FROM mutation_records WHERE state = 'pending' GROUP BY campaign_id)`)
+  for (const r of extra.rows) {
+    await c.query(`UPDATE mutation_records SET state = 'ambiguous', outcome_code = 'ambiguous_write', answer = $1
+      WHERE request_id = $2 AND state = 'pending'`, [toJson(ambiguousAnswer(r.campaign_id, r.request_id)), r.request_id])
+  }
+  await c.query(`
+  CREATE UNIQUE INDEX mutation_records_one_pending ON mutation_records (campaign_id) WHERE state = 'pending';
+
+  CREATE TABLE campaign_generations (
+    campaign_id TEXT PRIMARY KEY,
+    generation BIGINT NOT NULL
+  );
+  INSERT INTO campaign_generations (campaign_id, generation)
+    SELECT campaign_id, count(*) FROM mutation_records GROUP BY campaign_id;
+
+  CREATE TABLE controller_bindings (
+    controller_key TEXT PRIMARY KEY,
+    controller_id TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    caller TEXT NOT NULL,
+    bound_at BIGINT NOT NULL
+  );
+  `)
+}
+
+export const migrations: readonly Migration[] = [
   // 1: records, leases, bound tasks (the SQLite schema's twin; JSON kept as text, exactly as written)
   `
   CREATE TABLE mutation_records (
@@ -61,13 +106,14 @@ export const migrations: readonly string[] = [
   `
   CREATE INDEX mutation_records_unresolved_all ON mutation_records (created_at, request_id COLLATE "C")
     WHERE state IN ('pending', 'ambiguous');
-  `
+  `,
+  serialiseCampaigns
 ]
 
 export class LedgerSchemaError extends Error {}
 
 /** brings the database to the latest version; refuses one written by a newer gateway */
-export async function migrate (pool: pg.Pool, list: readonly string[] = migrations): Promise<{ from: number; to: number }> {
+export async function migrate (pool: pg.Pool, list: readonly Migration[] = migrations): Promise<{ from: number; to: number }> {
   const client = await pool.connect()
   try {
     await client.query('BEGIN')
@@ -79,7 +125,11 @@ export async function migrate (pool: pg.Pool, list: readonly string[] = migratio
     if (from > list.length) {
       throw new LedgerSchemaError(`ledger schema version ${from} is newer than this gateway knows (${list.length}): run a gateway at least as new as the one that migrated it`)
     }
-    for (let v = from; v < list.length; v++) await client.query(list[v] as string)
+    for (let v = from; v < list.length; v++) {
+      const m = list[v]!
+      if (typeof m === 'string') await client.query(m)
+      else await m(client)
+    }
     if (from < list.length) await client.query('UPDATE ledger_schema SET version = $1', [list.length])
     await client.query('COMMIT')
     return { from, to: list.length }

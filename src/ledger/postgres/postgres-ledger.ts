@@ -9,8 +9,8 @@ import pg from 'pg'
 import type { Logger } from 'pino'
 import { ambiguousAnswer } from '../ambiguous-answer.js'
 import { createCampaignLocks } from '../campaign-locks.js'
-import { RECORD_COLUMNS, toBoundTask, toJson, toLease, toRecord, type BoundTaskRow, type LeaseRow, type RecordRow } from '../rows.js'
-import type { Ledger } from '../types.js'
+import { RECORD_COLUMNS, controllerKey, toBinding, toBoundTask, toJson, toLease, toRecord, type BindingRow, type BoundTaskRow, type LeaseRow, type RecordRow } from '../rows.js'
+import type { CampaignTicket, InsertResult, Ledger } from '../types.js'
 import { migrate, LedgerSchemaError } from './migrations.js'
 import { redactUrl } from '../../redact-url.js'
 
@@ -22,10 +22,19 @@ export interface PostgresLedgerOptions {
   maxConnections?: number
   /** campaign locks held at once, each on a connection of its own (default 20) */
   maxLocks?: number
+  /**
+   * added to the server's clock wherever the ledger reads it (tests: the histories move time for
+   * the database as for everything else); default none
+   */
+  clockShiftMs?: (() => number) | undefined
+  /** a held campaign lock's session died (a metric): noticed, never trusted */
+  onLockSessionLost?: (() => void) | undefined
 }
 
 /** the first key of the campaign locks' advisory keys (pg_advisory_lock(int4, int4)) */
 const LOCK_NAMESPACE = 726_011
+/** the server's clock in ms since the epoch, shifted by the parameter it names (docs/design.md#one-clock) */
+const nowMs = (param: string): string => `((extract(epoch from clock_timestamp()) * 1000)::bigint + ${param}::bigint)`
 /** a store call that waits longer than this is a failure (ledger_unavailable), not a hang */
 const STATEMENT_TIMEOUT_MS = 5000
 const CONNECT_TIMEOUT_MS = 3000
@@ -86,7 +95,51 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
 
   const locks = createCampaignLocks()
   let closed = false
-  const onHeldError = (err: Error & { code?: string }): void => { opts.logger?.warn({ code: err.code }, 'ledger lock session lost; the server released its lock') }
+  const shift = (): number => Math.round(opts.clockShiftMs?.() ?? 0)
+  // a held lock's session died (a failover, pg_terminate_backend, a pooler's idle timeout): the
+  // server released the lock. Counted and logged; nothing relied on it (docs/design.md#serialisation)
+  const onHeldError = (err: Error & { code?: string }): void => {
+    opts.onLockSessionLost?.()
+    opts.logger?.warn({ code: err.code }, 'ledger lock session lost; the server released its lock, and the insert checks still serialise the campaign')
+  }
+
+  /**
+   * The checks that serialise a campaign, then the write, in one transaction that holds the
+   * campaign's generation row (docs/design.md#serialisation): every other insert of the campaign
+   * waits for it, and sees its record once it commits. The unique index on pending records is
+   * the store's last word: a second pending record of a campaign cannot be written at all.
+   */
+  async function serialised (ticket: CampaignTicket, fence: boolean, write: (c: pg.PoolClient) => Promise<boolean>): Promise<InsertResult> {
+    const c = await pool.connect()
+    let broken = false
+    try {
+      await c.query('BEGIN')
+      await c.query('INSERT INTO campaign_generations (campaign_id, generation) VALUES ($1, 0) ON CONFLICT (campaign_id) DO NOTHING', [ticket.campaignId])
+      const generation = (await c.query<{ generation: number }>('SELECT generation FROM campaign_generations WHERE campaign_id = $1 FOR UPDATE', [ticket.campaignId])).rows[0]?.generation ?? 0
+      let result: InsertResult
+      if (generation !== ticket.generation) result = 'moved'
+      else {
+        const open = (await c.query<{ state: string }>(`SELECT state FROM mutation_records
+          WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY state = 'pending' DESC LIMIT 1`, [ticket.campaignId])).rows[0]?.state
+        if (open === 'pending' || (open === 'ambiguous' && !fence)) result = 'blocked'
+        else if (!(await write(c))) result = 'exists'
+        else {
+          await c.query('UPDATE campaign_generations SET generation = generation + 1 WHERE campaign_id = $1', [ticket.campaignId])
+          result = 'inserted'
+        }
+      }
+      await c.query(result === 'inserted' ? 'COMMIT' : 'ROLLBACK')
+      return result
+    } catch (err) {
+      broken = true
+      await c.query('ROLLBACK').catch(() => undefined)
+      // the unique index on pending records refused a second one: the campaign is busy
+      if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'mutation_records_one_pending') return 'blocked'
+      throw err
+    } finally {
+      c.release(broken)
+    }
+  }
 
   /** compare-and-set from pending, one row at a time: each gets its own replayable answer */
   async function makeAmbiguous (rows: Array<{ request_id: string; campaign_id: string }>, now: number): Promise<string[]> {
@@ -101,19 +154,28 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
 
   const ledger: Ledger = {
     kind: 'postgres',
-    insertPending: async (r) => {
-      const res = await q(`INSERT INTO mutation_records
+    now: async () => (await one<{ now: number }>(`SELECT ${nowMs('$1')} AS now`, [shift()]))!.now,
+    ticket: async (campaignId) => {
+      const generation = (await one<{ generation: number }>('SELECT generation FROM campaign_generations WHERE campaign_id = $1', [campaignId]))?.generation ?? 0
+      const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+        WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1`, [campaignId])
+      return { campaignId, generation, blocker: row === undefined ? undefined : toRecord(row) }
+    },
+    insertPending: async (r, ticket, o = {}) => {
+      if (await one('SELECT 1 FROM mutation_records WHERE request_id = $1', [r.requestId]) !== undefined) return 'exists'
+      // the deadline on the server's clock, read in the insert itself (docs/design.md#one-clock)
+      return await serialised(ticket, o.fence === true, async (c) => (await c.query(`INSERT INTO mutation_records
         (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $10)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${nowMs('$11')} + $9, $10, 'pending', $10)
         ON CONFLICT (request_id) DO NOTHING`,
-      [r.requestId, r.campaignId, r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.deadline, r.createdAt])
-      return res.rowCount === 1 ? 'inserted' : 'exists'
+      [r.requestId, r.campaignId, r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.waitMs, r.createdAt, shift()])).rowCount === 1)
     },
     // only a record that provably never left (upstream_unavailable is written for nothing sent alone)
-    retryUnsent: async (requestId, r) => (await q(`UPDATE mutation_records
-      SET state = 'pending', owner = $2, deadline = $3, controller_epoch = $4, answer = NULL, outcome_code = NULL, updated_at = $5
+    retryUnsent: async (requestId, r, ticket) => await serialised(ticket, false, async (c) => (await c.query(`UPDATE mutation_records
+      SET state = 'pending', owner = $2, deadline = ${nowMs('$6')} + $3, controller_epoch = $4, params = $7, answer = NULL, outcome_code = NULL,
+        pruned_at = NULL, updated_at = $5
       WHERE request_id = $1 AND state = 'rejected' AND outcome_code = 'upstream_unavailable'`,
-    [requestId, r.owner, r.deadline, r.controllerEpoch, r.at])).rowCount === 1,
+    [requestId, r.owner, r.waitMs, r.controllerEpoch, r.at, shift(), toJson(r.params)])).rowCount === 1),
     get: async (requestId) => {
       const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = $1`, [requestId])
       return row === undefined ? undefined : toRecord(row)
@@ -146,10 +208,11 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     noteReconcileFailure: async (requestId, at) => {
       await q('UPDATE mutation_records SET reconcile_failures = reconcile_failures + 1, last_reconcile_failure_at = $2 WHERE request_id = $1', [requestId, at])
     },
-    expirePending: async (now) => await makeAmbiguous((await q<{ request_id: string; campaign_id: string }>(
-      'SELECT request_id, campaign_id FROM mutation_records WHERE state = \'pending\' AND deadline < $1 ORDER BY created_at, seq', [now])).rows, now),
-    expireAllPending: async (now) => await makeAmbiguous((await q<{ request_id: string; campaign_id: string }>(
-      'SELECT request_id, campaign_id FROM mutation_records WHERE state = \'pending\' ORDER BY created_at, seq')).rows, now),
+    // judged on the server's clock, so no replica's clock can turn another's record early
+    expirePending: async (at) => await makeAmbiguous((await q<{ request_id: string; campaign_id: string }>(
+      `SELECT request_id, campaign_id FROM mutation_records WHERE state = 'pending' AND deadline < ${nowMs('$1')} ORDER BY created_at, seq`, [shift()])).rows, at),
+    expireAllPending: async (at) => await makeAmbiguous((await q<{ request_id: string; campaign_id: string }>(
+      'SELECT request_id, campaign_id FROM mutation_records WHERE state = \'pending\' ORDER BY created_at, seq')).rows, at),
     countAmbiguous: async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM mutation_records WHERE state = \'ambiguous\''))?.n ?? 0,
 
     getLease: async (campaignId) => {
@@ -187,13 +250,23 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         AND (created_at > $3 OR (created_at = $3 AND request_id > $4))
       ORDER BY created_at, request_id LIMIT $5`,
     [o.since ?? 0, o.campaignId ?? null, o.after?.createdAt ?? -1, o.after?.requestId ?? '', o.limit])).rows.map(toRecord),
-    // one small batch per call, so retention never holds a long lock on the request path's rows
-    deleteResolvedBefore: async (before, limit) => (await q(`DELETE FROM mutation_records WHERE request_id IN (
-      SELECT request_id FROM mutation_records
-      WHERE state IN ('applied', 'rejected', 'not_applied') AND updated_at < $1
-        AND request_id NOT IN (SELECT request_id FROM bound_tasks)
-      LIMIT $2)`, [before, limit])).rowCount ?? 0,
+    // one small batch per call, so retention never holds a long lock on the request path's rows;
+    // the record stays (docs/design.md#request-ids-are-forever)
+    pruneResolvedBefore: async (before, limit, at) => (await q(`UPDATE mutation_records
+      SET params = 'null', answer = NULL, resolution = (resolution::jsonb || '{"note": null}'::jsonb)::text, pruned_at = $3
+      WHERE request_id IN (SELECT request_id FROM mutation_records
+        WHERE pruned_at IS NULL AND state IN ('applied', 'rejected', 'not_applied') AND updated_at < $1
+        LIMIT $2)`, [before, limit, at])).rowCount ?? 0,
     countRecords: async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM mutation_records'))?.n ?? 0,
+
+    bindController: async (b) => {
+      const key = controllerKey(b.controllerId)
+      await q(`INSERT INTO controller_bindings (controller_key, controller_id, identity, caller, bound_at)
+        VALUES ($1, $2, $3, $4, $5) ON CONFLICT (controller_key) DO NOTHING`, [key, b.controllerId, b.identity, b.caller, b.boundAt])
+      return toBinding((await one<BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings WHERE controller_key = $1', [key]))!)
+    },
+    listControllerBindings: async () => (await q<BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings ORDER BY controller_key COLLATE "C"')).rows.map(toBinding),
+    removeControllerBinding: async (controllerId) => ((await q('DELETE FROM controller_bindings WHERE controller_key = $1', [controllerKey(controllerId)])).rowCount ?? 0) === 1,
 
     lockCampaign: async (campaignId, waitMs) => {
       const started = Date.now()

@@ -2,8 +2,84 @@
 // counted by `PRAGMA user_version`; each runs in its own transaction with its version bump,
 // so a crash leaves the file at one version or the next. Append, never edit, a migration.
 import type Database from 'better-sqlite3'
+import { ambiguousAnswer } from '../ambiguous-answer.js'
+import { toJson } from '../rows.js'
 
-export const migrations: readonly string[] = [
+/** SQL, or a step that needs code (it runs inside the migration's transaction) */
+export type Migration = string | ((db: Database.Database) => void)
+
+/**
+ * 3 (docs/design.md#serialisation): the operation list gains `fence` (a CHECK cannot be altered
+ * in SQLite: the table is rebuilt, rows copied in their order), records gain `pruned_at`, every
+ * pending record but the oldest of its campaign turns ambiguous (a ledger from before could hold
+ * two; each blocks its campaign until resolved, the safe side) so that the store's own index
+ * can hold at most one, and the campaign generations and controller bindings arrive.
+ */
+function serialiseCampaigns (db: Database.Database): void {
+  db.exec(`
+  CREATE TABLE mutation_records_v3 (
+    request_id TEXT PRIMARY KEY,
+    campaign_id TEXT NOT NULL,
+    caller TEXT NOT NULL,
+    operation TEXT NOT NULL CHECK (operation IN ('claim', 'renew', 'release', 'submit', 'intervene', 'cancel', 'fence')),
+    params_hash TEXT NOT NULL,
+    params TEXT NOT NULL,
+    controller_epoch INTEGER,
+    owner TEXT NOT NULL,
+    deadline INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'applied', 'rejected', 'ambiguous', 'not_applied')),
+    updated_at INTEGER NOT NULL,
+    answer TEXT,
+    outcome_code TEXT,
+    task_id TEXT,
+    reconcile_failures INTEGER NOT NULL DEFAULT 0,
+    last_reconcile_failure_at INTEGER,
+    resolution TEXT,
+    pruned_at INTEGER
+  ) STRICT;
+  INSERT INTO mutation_records_v3 (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner,
+    deadline, created_at, state, updated_at, answer, outcome_code, task_id, reconcile_failures, last_reconcile_failure_at, resolution)
+  SELECT request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner,
+    deadline, created_at, state, updated_at, answer, outcome_code, task_id, reconcile_failures, last_reconcile_failure_at, resolution
+  FROM mutation_records ORDER BY rowid;
+  DROP TABLE mutation_records;
+  ALTER TABLE mutation_records_v3 RENAME TO mutation_records;
+  CREATE INDEX mutation_records_campaign ON mutation_records (campaign_id, created_at);
+  CREATE INDEX mutation_records_unresolved ON mutation_records (campaign_id, created_at)
+    WHERE state IN ('pending', 'ambiguous');
+  CREATE INDEX mutation_records_pending ON mutation_records (deadline) WHERE state = 'pending';
+  CREATE INDEX mutation_records_ambiguous ON mutation_records (campaign_id) WHERE state = 'ambiguous';
+  CREATE INDEX mutation_records_unresolved_all ON mutation_records (created_at, request_id)
+    WHERE state IN ('pending', 'ambiguous');
+  CREATE INDEX mutation_records_prunable ON mutation_records (updated_at) WHERE pruned_at IS NULL;
+  `)
+  const extra = db.prepare<[], { request_id: string; campaign_id: string }>(`SELECT request_id, campaign_id FROM mutation_records
+    WHERE state = 'pending' AND rowid NOT IN (SELECT min(rowid) FROM mutation_records WHERE state = 'pending' GROUP BY campaign_id)`).all()
+  const turn = db.prepare(`UPDATE mutation_records SET state = 'ambiguous', outcome_code = 'ambiguous_write', answer = ?
+    WHERE request_id = ? AND state = 'pending'`)
+  for (const r of extra) turn.run(toJson(ambiguousAnswer(r.campaign_id, r.request_id)), r.request_id)
+  db.exec(`
+  CREATE UNIQUE INDEX mutation_records_one_pending ON mutation_records (campaign_id) WHERE state = 'pending';
+
+  CREATE TABLE campaign_generations (
+    campaign_id TEXT PRIMARY KEY,
+    generation INTEGER NOT NULL
+  ) STRICT;
+  INSERT INTO campaign_generations (campaign_id, generation)
+    SELECT campaign_id, count(*) FROM mutation_records GROUP BY campaign_id;
+
+  CREATE TABLE controller_bindings (
+    controller_key TEXT PRIMARY KEY,
+    controller_id TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    caller TEXT NOT NULL,
+    bound_at INTEGER NOT NULL
+  ) STRICT;
+  `)
+}
+
+export const migrations: readonly Migration[] = [
   // 1: records, leases, bound tasks
   `
   CREATE TABLE mutation_records (
@@ -56,20 +132,36 @@ export const migrations: readonly string[] = [
   `
   CREATE INDEX mutation_records_unresolved_all ON mutation_records (created_at, request_id)
     WHERE state IN ('pending', 'ambiguous');
-  `
+  `,
+  serialiseCampaigns
 ]
 
-/** brings the file to the latest version; refuses a file written by a newer gateway */
-export function migrate (db: Database.Database, list: readonly string[] = migrations): { from: number; to: number } {
+/**
+ * brings the file to the latest version; refuses a file written by a newer gateway. Foreign keys
+ * are off while it runs (a rebuilt table is dropped and renamed, which SQLite's own procedure
+ * for altering a table requires; the pragma is ignored inside a transaction) and each migration
+ * checks them before it commits.
+ */
+export function migrate (db: Database.Database, list: readonly Migration[] = migrations): { from: number; to: number } {
   const from = db.pragma('user_version', { simple: true }) as number
   if (from > list.length) {
     throw new Error(`ledger schema version ${from} is newer than this gateway knows (${list.length})`)
   }
-  for (let v = from; v < list.length; v++) {
-    db.transaction(() => {
-      db.exec(list[v] as string)
-      db.pragma(`user_version = ${v + 1}`)
-    })()
+  if (from === list.length) return { from, to: from }
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number
+  db.pragma('foreign_keys = OFF')
+  try {
+    for (let v = from; v < list.length; v++) {
+      db.transaction(() => {
+        const m = list[v]!
+        if (typeof m === 'string') db.exec(m)
+        else m(db)
+        if ((db.pragma('foreign_key_check') as unknown[]).length > 0) throw new Error(`ledger migration ${v + 1} broke a foreign key`)
+        db.pragma(`user_version = ${v + 1}`)
+      })()
+    }
+  } finally {
+    db.pragma(`foreign_keys = ${foreignKeys}`)
   }
   return { from, to: list.length }
 }

@@ -10,10 +10,10 @@ import type { Logger } from 'pino'
 import { ambiguousAnswer } from '../ambiguous-answer.js'
 import { createCampaignLocks } from '../campaign-locks.js'
 import { UNGUARDED } from '../guard.js'
-import type { Ledger } from '../types.js'
+import type { CampaignTicket, InsertResult, Ledger } from '../types.js'
 import { migrate } from './migrations.js'
 import { openSqliteDatabase } from './open.js'
-import { toBoundTask, toJson, toLease, toRecord } from '../rows.js'
+import { controllerKey, toBinding, toBoundTask, toJson, toLease, toRecord } from '../rows.js'
 import { prepareStatements } from './statements.js'
 
 export { LedgerLockedError } from './open.js'
@@ -22,6 +22,11 @@ export interface SqliteLedgerOptions {
   /** the file (its directory is created if missing), or ':memory:' for tests */
   path: string
   logger?: Logger
+  /**
+   * the ledger's clock: one process owns the file, so it is this process's own (the control
+   * plane's, which tests move); default Date.now
+   */
+  now?: (() => number) | undefined
 }
 
 const databases = new WeakMap<Ledger, Database.Database>()
@@ -44,6 +49,20 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
     throw err
   }
   const locks = createCampaignLocks()
+  const clock = opts.now ?? Date.now
+  /**
+   * the checks that serialise a campaign, then the write, in one transaction: better-sqlite3 is
+   * synchronous and one process owns the file, so nothing interleaves (docs/design.md#serialisation)
+   */
+  const serialised = db.transaction((ticket: CampaignTicket, fence: boolean, write: () => boolean): InsertResult => {
+    const generation = s.generation.get(ticket.campaignId)?.generation ?? 0
+    if (generation !== ticket.generation) return 'moved'
+    const open = s.openState.get(ticket.campaignId)?.state
+    if (open === 'pending' || (open === 'ambiguous' && !fence)) return 'blocked'
+    if (!write()) return 'exists'
+    s.bumpGeneration.run(ticket.campaignId)
+    return 'inserted'
+  })
   const makeAmbiguous = db.transaction((rows: Array<{ request_id: string; campaign_id: string }>, now: number) => {
     const ids: string[] = []
     for (const r of rows) {
@@ -55,11 +74,23 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
 
   const ledger: Ledger = {
     kind: 'sqlite',
-    insertPending: async (r) => {
-      const info = s.insertPending.run({ ...r, params: toJson(r.params) })
-      return info.changes === 1 ? 'inserted' : 'exists'
+    now: async () => clock(),
+    ticket: async (campaignId) => {
+      const generation = s.generation.get(campaignId)?.generation ?? 0
+      const row = s.firstUnresolved.get(campaignId)
+      return { campaignId, generation, blocker: row === undefined ? undefined : toRecord(row) }
     },
-    retryUnsent: async (requestId, r) => s.retryUnsent.run({ requestId, ...r }).changes === 1,
+    insertPending: async (r, ticket, o = {}) => {
+      if (s.exists.get(r.requestId) !== undefined) return 'exists'
+      const { waitMs, ...rest } = r
+      return serialised(ticket, o.fence === true, () => {
+        if (s.exists.get(r.requestId) !== undefined) return false
+        s.insertPending.run({ ...rest, deadline: clock() + waitMs, params: toJson(r.params) })
+        return true
+      })
+    },
+    retryUnsent: async (requestId, r, ticket) => serialised(ticket, false, () =>
+      s.retryUnsent.run({ requestId, owner: r.owner, deadline: clock() + r.waitMs, controllerEpoch: r.controllerEpoch, params: toJson(r.params), at: r.at }).changes === 1),
     get: async (requestId) => {
       const row = s.get.get(requestId)
       return row === undefined ? undefined : toRecord(row)
@@ -84,8 +115,8 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
       requestId, to, answer: toJson(answer), resolution: toJson(r), taskId, at: r.at
     }).changes === 1,
     noteReconcileFailure: async (requestId, at) => { s.noteReconcileFailure.run(at, requestId) },
-    expirePending: async (now) => makeAmbiguous(s.pendingBefore.all(now), now),
-    expireAllPending: async (now) => makeAmbiguous(s.allPending.all(), now),
+    expirePending: async (at) => makeAmbiguous(s.pendingBefore.all(clock()), at),
+    expireAllPending: async (at) => makeAmbiguous(s.allPending.all(), at),
     countAmbiguous: async () => s.countAmbiguous.get()?.n ?? 0,
 
     getLease: async (campaignId) => {
@@ -108,8 +139,16 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
     exportRecords: async (o) => s.exportRecords.all({
       since: o.since ?? 0, campaignId: o.campaignId ?? null, afterAt: o.after?.createdAt ?? -1, afterId: o.after?.requestId ?? '', limit: o.limit
     }).map(toRecord),
-    deleteResolvedBefore: async (before, limit) => s.deleteResolvedBefore.run({ before, limit }).changes,
+    pruneResolvedBefore: async (before, limit, at) => s.prune.run({ before, limit, at }).changes,
     countRecords: async () => s.countRecords.get()?.n ?? 0,
+
+    bindController: async (b) => {
+      const key = controllerKey(b.controllerId)
+      s.bind.run({ key, ...b })
+      return toBinding(s.binding.get(key)!)
+    },
+    listControllerBindings: async () => s.bindings.all().map(toBinding),
+    removeControllerBinding: async (controllerId) => s.unbind.run(controllerKey(controllerId)).changes === 1,
     // SQLite's online backup API: page by page, consistent, while this process keeps writing
     backupTo: async (file) => { await db.backup(file) },
 

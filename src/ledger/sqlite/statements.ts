@@ -2,7 +2,7 @@
 // Outcome writes are compare-and-set on the state column: the UPDATE names the state it
 // leaves, and the caller reads `changes` to learn whether it won.
 import type Database from 'better-sqlite3'
-import { RECORD_COLUMNS, type BoundTaskRow, type LeaseRow, type RecordRow } from '../rows.js'
+import { RECORD_COLUMNS, type BindingRow, type BoundTaskRow, type LeaseRow, type RecordRow } from '../rows.js'
 
 type Params = Record<string, unknown>
 type Id = { request_id: string; campaign_id: string }
@@ -11,13 +11,18 @@ export function prepareStatements (db: Database.Database) {
   return {
     insertPending: db.prepare<Params>(`INSERT INTO mutation_records
       (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
-      VALUES (@requestId, @campaignId, @caller, @operation, @paramsHash, @params, @controllerEpoch, @owner, @deadline, @createdAt, 'pending', @createdAt)
-      ON CONFLICT (request_id) DO NOTHING`),
+      VALUES (@requestId, @campaignId, @caller, @operation, @paramsHash, @params, @controllerEpoch, @owner, @deadline, @createdAt, 'pending', @createdAt)`),
+    exists: db.prepare<[string], { n: number }>('SELECT 1 AS n FROM mutation_records WHERE request_id = ?'),
     // only a record that provably never left (upstream_unavailable is written for nothing sent alone)
     retryUnsent: db.prepare<Params>(`UPDATE mutation_records
       SET state = 'pending', owner = @owner, deadline = @deadline, controller_epoch = @controllerEpoch,
-        answer = NULL, outcome_code = NULL, updated_at = @at
+        params = @params, answer = NULL, outcome_code = NULL, pruned_at = NULL, updated_at = @at
       WHERE request_id = @requestId AND state = 'rejected' AND outcome_code = 'upstream_unavailable'`),
+    generation: db.prepare<[string], { generation: number }>('SELECT generation FROM campaign_generations WHERE campaign_id = ?'),
+    bumpGeneration: db.prepare<[string]>(`INSERT INTO campaign_generations (campaign_id, generation) VALUES (?, 1)
+      ON CONFLICT (campaign_id) DO UPDATE SET generation = generation + 1`),
+    openState: db.prepare<[string], { state: string }>(`SELECT state FROM mutation_records
+      WHERE campaign_id = ? AND state IN ('pending', 'ambiguous') ORDER BY state = 'pending' DESC LIMIT 1`),
     get: db.prepare<[string], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = ?`),
     listByCampaign: db.prepare<[string, number], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
       WHERE campaign_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`),
@@ -70,12 +75,20 @@ export function prepareStatements (db: Database.Database) {
       WHERE created_at >= @since AND (@campaignId IS NULL OR campaign_id = @campaignId)
         AND (created_at > @afterAt OR (created_at = @afterAt AND request_id > @afterId))
       ORDER BY created_at, request_id LIMIT @limit`),
-    deleteResolvedBefore: db.prepare<Params>(`DELETE FROM mutation_records WHERE rowid IN (
-      SELECT rowid FROM mutation_records
-      WHERE state IN ('applied', 'rejected', 'not_applied') AND updated_at < @before
-        AND request_id NOT IN (SELECT request_id FROM bound_tasks)
-      LIMIT @limit)`),
+    // the record stays; what a caller sent, what it was answered and an operator's note go
+    // (docs/design.md#request-ids-are-forever). The answer a replay gives is rebuilt from what stays
+    prune: db.prepare<Params>(`UPDATE mutation_records
+      SET params = 'null', answer = NULL, resolution = json_set(resolution, '$.note', NULL), pruned_at = @at
+      WHERE rowid IN (SELECT rowid FROM mutation_records
+        WHERE pruned_at IS NULL AND state IN ('applied', 'rejected', 'not_applied') AND updated_at < @before
+        LIMIT @limit)`),
     countRecords: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM mutation_records'),
+
+    binding: db.prepare<[string], BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings WHERE controller_key = ?'),
+    bind: db.prepare<Params>(`INSERT INTO controller_bindings (controller_key, controller_id, identity, caller, bound_at)
+      VALUES (@key, @controllerId, @identity, @caller, @boundAt) ON CONFLICT (controller_key) DO NOTHING`),
+    bindings: db.prepare<[], BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings ORDER BY controller_key'),
+    unbind: db.prepare<[string]>('DELETE FROM controller_bindings WHERE controller_key = ?'),
 
     ping: db.prepare<[], { ok: number }>('SELECT 1 AS ok')
   }
