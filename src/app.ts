@@ -55,9 +55,9 @@ export interface AppDeps {
   /** the control plane's clock, ms since the epoch (default Date.now); tests move it */
   clock?: (() => number) | undefined
   /**
-   * the ledger's clock (docs/design.md#one-clock): an SQLite ledger's own, by default `clock`; a
-   * PostgreSQL ledger's is the server's, shifted as far as this is off Date.now (tests move time
-   * for the database too, apart from each replica's skew)
+   * the ledger's clock in tests (docs/design.md#one-clock): an SQLite ledger's own (by default
+   * `clock`, this process's); a PostgreSQL ledger's is the server's, shifted by as much as this
+   * is off Date.now (by default not at all: a replica's skewed `clock` never moves the database's)
    */
   ledgerClock?: (() => number) | undefined
   /** called synchronously at each step of a mutation (crash tests) */
@@ -110,7 +110,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
 
   // domain: the durable record of mutations, first so that it closes last (onClose hooks run in
   // reverse order), after everything that could still write to it (docs/design.md#shutdown)
-  await app.register(ledger, { now: deps.ledgerClock ?? deps.clock })
+  await app.register(ledger, { now: deps.ledgerClock ?? deps.clock, serverClock: deps.ledgerClock })
   // domain: the remote as the gateway sees it
   await app.register(upstream, { wrap: deps.tracing?.wrapUpstream })
   await app.register(discovery)

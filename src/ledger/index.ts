@@ -13,12 +13,13 @@ export type * from './types.js'
 
 export interface LedgerOptions {
   logger?: Logger
-  /**
-   * the ledger's clock where the ledger has none of its own (SQLite: this process's; default
-   * Date.now). PostgreSQL's clock is the server's: this only shifts it by the same amount as
-   * this clock is off Date.now (tests move time), docs/design.md#one-clock
-   */
+  /** SQLite: the ledger's clock, this process's own (default Date.now), docs/design.md#one-clock */
   now?: (() => number) | undefined
+  /**
+   * PostgreSQL: the server's clock is the ledger's; tests shift it by as much as this clock is off
+   * Date.now, to move time for the database as for everything else (default: no shift)
+   */
+  serverClock?: (() => number) | undefined
   /** PostgreSQL: a held campaign lock's session died (docs/design.md#serialisation) */
   onLockSessionLost?: (() => void) | undefined
 }
@@ -32,8 +33,8 @@ export async function createLedger (url: string, opts: LedgerOptions = {}): Prom
   if (/^postgres(ql)?:\/\//.test(url)) {
     // loaded only when configured, as ioredis is: the single-replica default never needs `pg`
     const { createPostgresLedger } = await import('./postgres/postgres-ledger.js')
-    const now = opts.now
-    return await createPostgresLedger({ url, logger: opts.logger, clockShiftMs: now === undefined ? undefined : () => now() - Date.now(), onLockSessionLost: opts.onLockSessionLost })
+    const shifted = opts.serverClock
+    return await createPostgresLedger({ url, logger: opts.logger, clockShiftMs: shifted === undefined ? undefined : () => shifted() - Date.now(), onLockSessionLost: opts.onLockSessionLost })
   }
   // the scheme only: a URL may carry a password
   throw new Error(`unsupported ledger URL scheme ${JSON.stringify(url.split(':')[0])}: use sqlite:<path> or postgres://…`)

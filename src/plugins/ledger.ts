@@ -11,9 +11,9 @@ declare module 'fastify' {
   interface FastifyInstance { ledger: Ledger }
 }
 
-export default fp(async (app, opts: { now?: (() => number) | undefined }) => {
+export default fp(async (app, opts: { now?: (() => number) | undefined; serverClock?: (() => number) | undefined }) => {
   const logger = (app.log as Logger).child({ component: 'ledger' })
-  const ledger = guardLedger(await createLedger(app.gatewayConfig.ledgerUrl, { logger, now: opts.now, onLockSessionLost: () => { app.metrics.ledgerLockSessionsLost.inc() } }), logger)
+  const ledger = guardLedger(await createLedger(app.gatewayConfig.ledgerUrl, { logger, now: opts.now, serverClock: opts.serverClock, onLockSessionLost: () => { app.metrics.ledgerLockSessionsLost.inc() } }), logger)
   app.decorate('ledger', ledger)
   app.addHook('onClose', async () => { await ledger.close() })
 }, { name: 'ledger', dependencies: ['gateway-config', 'metrics'] })

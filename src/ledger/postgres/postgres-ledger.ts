@@ -98,6 +98,15 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
   const shift = (): number => Math.round(opts.clockShiftMs?.() ?? 0)
   // a held lock's session died (a failover, pg_terminate_backend, a pooler's idle timeout): the
   // server released the lock. Counted and logged; nothing relied on it (docs/design.md#serialisation)
+  /** one handler per held lock: a dying session may report more than one error */
+  const heldErrorHandler = (): ((err: Error & { code?: string }) => void) => {
+    let lost = false
+    return (err) => {
+      if (lost) return
+      lost = true
+      onHeldError(err)
+    }
+  }
   const onHeldError = (err: Error & { code?: string }): void => {
     opts.onLockSessionLost?.()
     opts.logger?.warn({ code: err.code }, 'ledger lock session lost; the server released its lock, and the insert checks still serialise the campaign')
@@ -273,6 +282,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
       const local = await locks.lock(campaignId, waitMs)
       if (local === undefined) return undefined
       let client: pg.PoolClient | undefined
+      const onHeldError = heldErrorHandler()
       try {
         // every lock connection busy: wait for one within the same bound, else the campaign is busy
         client = await connectWithin(lockPool, waitMs - (Date.now() - started))
