@@ -210,6 +210,58 @@ describe('the ambiguous-write runbook, followed', () => {
     await checkResolved(p, 'camp-rb3', id, 'applied', body)
   })
 
+  it('no request_status and the remote never applied it: an admin fences the campaign, then acknowledges assume_not_applied', { timeout: 60_000 }, async ({ startControlPair }) => {
+    const p = await startControlPair({ sim: { campaignControl: { operations: { request_status: null } } } })
+    await claim(p, p.gw.tokens.controller, 'camp-rb5')
+    // planted: a 502 without a JSON-RPC body, the remote having done nothing
+    const id = rid('iv')
+    const body = { intervention: { pause: true } }
+    p.sim.inject({ rpcMethod: 'campaign/intervene' }, { kind: 'status', status: 502 }, 1)
+    expect((await p.post(p.gw.tokens.controller, '/v1/campaigns/camp-rb5/interventions', { requestId: id, ...body })).status).toBe(504)
+    expect(p.sim.control.interventions('camp-rb5')).toHaveLength(0)
+    await listIt(p, 'camp-rb5', id)
+
+    // the dead end: no request_status to ask, assume_not_applied needs a higher epoch at the
+    // remote, and a takeover claim through the gateway is refused while the campaign is blocked
+    const unsafe = await bin(p, p.gw.tokens.admin, ['acknowledge', 'camp-rb5', id, '--resolution', 'assume_not_applied', '--note', 'not in the remote log'])
+    expect([unsafe.code, unsafe.err]).toEqual([1, expect.stringContaining('acknowledge_unsafe (HTTP 409)')])
+    const takeover = await p.post(p.gw.tokens.all, '/v1/campaigns/camp-rb5/control/claim', { requestId: rid('claim'), ttlSeconds: 60 })
+    expect(takeover.body.error.code).toBe('ambiguity_unresolved')
+
+    // step 6: the fence — an admin's own claim, allowed while the campaign is blocked
+    const noController = await p.post(p.gw.tokens.admin, '/v1/campaigns/camp-rb5/control/fence', { requestId: rid('fence'), ttlSeconds: 60 })
+    expect(noController.body.error.code).toBe('forbidden')
+    const notAdmin = await p.post(p.gw.tokens.controller, '/v1/campaigns/camp-rb5/control/fence', { requestId: rid('fence'), ttlSeconds: 60 })
+    expect(notAdmin.body.error.code).toBe('forbidden')
+    // the remote's lease must lapse first: the fence claims, it does not override a live lease
+    p.sim.control.setLease('camp-rb5', { controller_id: 'ctl-1', epoch: 1, expires_at: Math.floor(p.sim.control.now() / 1000) - 1 })
+    const fenceId = rid('fence')
+    const fence = await p.post(p.gw.tokens.all, '/v1/campaigns/camp-rb5/control/fence', { requestId: fenceId, ttlSeconds: 60 })
+    used.add('POST /v1/campaigns/<campaignId>/control/fence')
+    expect(fence.status, JSON.stringify(fence.body)).toBe(200)
+    expect(fence.body.lease).toMatchObject({ controllerId: 'ctl-all', epoch: 2 })
+    expect((await p.get(p.gw.tokens.admin, `/v1/campaigns/camp-rb5/requests/${fenceId}`)).body).toMatchObject({ operation: 'fence', state: 'applied' })
+    // a replay sends nothing; a plain mutation is still blocked until the record is resolved
+    expect((await p.post(p.gw.tokens.all, '/v1/campaigns/camp-rb5/control/fence', { requestId: fenceId, ttlSeconds: 60 })).headers['idempotent-replayed']).toBe('true')
+    expect(p.calls('campaign/claim_control')).toHaveLength(2)
+
+    // the epoch the record carries is overtaken: assume_not_applied is now safe
+    const ack = await bin(p, p.gw.tokens.admin, ['acknowledge', 'camp-rb5', id, '--resolution', 'assume_not_applied', '--note', 'fenced at epoch 2; not in the remote log'])
+    expect(ack.code, ack.err).toBe(0)
+    expect(ack.out).toContain(`request ${id} (intervene) of campaign camp-rb5: not_applied`)
+    // the admin hands the campaign back: release, and the controller claims again
+    const released = await p.post(p.gw.tokens.all, '/v1/campaigns/camp-rb5/control/release', { requestId: rid('release') })
+    used.add('control/release')
+    expect(released.status, JSON.stringify(released.body)).toBe(200)
+    await claim(p, p.gw.tokens.controller, 'camp-rb5')
+    const after = await bin(p, p.gw.tokens.admin, ['requests', '--state', 'ambiguous'])
+    expect([after.code, after.out.trim()]).toEqual([0, 'no ambiguous requests'])
+    expect((await p.post(p.gw.tokens.controller, '/v1/campaigns/camp-rb5/interventions', { requestId: rid('next'), intervention: { resume: true } })).status).toBe(200)
+    const replay = await p.post(p.gw.tokens.controller, '/v1/campaigns/camp-rb5/interventions', { requestId: id, ...body })
+    expect([replay.status, replay.headers['idempotent-replayed'], replay.body.state]).toEqual([200, 'true', 'not_applied'])
+    expect(p.calls('campaign/intervene')).toHaveLength(2)
+  })
+
   it('reconcile keeps failing: each failure counted, then an admin acknowledges', { timeout: 60_000 }, async ({ controlPair: p }) => {
     await claim(p, p.gw.tokens.controller, 'camp-rb4')
     const id = rid('iv')

@@ -470,6 +470,25 @@ describe('step 6: the ambiguity block', () => {
     expect(err.requestId).toBe(open)
     expect(r.fake.calls).toEqual([])
   })
+
+  it('a fence (docs/design.md#fence) passes an ambiguous record, never a pending one, and is sent as claim_control', async () => {
+    const r = await rig()
+    acceptClaims(r, 1, 'ctl-ops')
+    const admin: Caller = { name: 'ops', tokenSha256: 'd'.repeat(64), scopes: ['read', 'admin'], controllerId: 'ctl-ops' }
+    await unresolvedRecord(r, C1, 'ambiguous')
+    const pending = await unresolvedRecord(r, C2, 'pending')
+    const busy = await refusal(r.mutate(req('fence', { requestId: rid('fence'), ttlSeconds: 60 }, { campaignId: C2, caller: admin })))
+    expect([busy.code, busy.requestId]).toEqual(['ambiguity_unresolved', pending])
+    expect(r.fake.calls).toEqual([])
+
+    const id = rid('fence')
+    const fenced = await r.mutate(req('fence', { requestId: id, ttlSeconds: 60 }, { caller: admin }))
+    expect(fenced.httpStatus).toBe(200)
+    expect(r.fake.mutations().map((c) => [c.method, c.params.controller_id, c.params.request_id])).toEqual([[CONTROL_METHODS.claim_control, 'ctl-ops', id]])
+    expect(await r.ledger.get(id)).toMatchObject({ operation: 'fence', state: 'applied', controllerEpoch: null })
+    // the campaign stays blocked for everything but another fence until its record is resolved
+    expect((await refusal(r.mutate(req('claim', { requestId: rid(), ttlSeconds: 60 })))).code).toBe('ambiguity_unresolved')
+  })
 })
 
 // ---- 7. lease checks ------------------------------------------------------------------------
