@@ -32,6 +32,7 @@ const OPERATIONS: Record<string, { route: string; scope: 'read' | 'control' | 'a
   getTask: { route: 'GET /v1/tasks/{taskId}', scope: 'read' },
   getControl: { route: 'GET /v1/campaigns/{campaignId}/control', scope: 'read' },
   claimControl: { route: 'POST /v1/campaigns/{campaignId}/control/claim', scope: 'control' },
+  fenceControl: { route: 'POST /v1/campaigns/{campaignId}/control/fence', scope: 'admin' },
   renewControl: { route: 'POST /v1/campaigns/{campaignId}/control/renew', scope: 'control' },
   releaseControl: { route: 'POST /v1/campaigns/{campaignId}/control/release', scope: 'control' },
   submitWork: { route: 'POST /v1/campaigns/{campaignId}/submissions', scope: 'control' },
