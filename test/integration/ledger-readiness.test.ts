@@ -10,7 +10,7 @@ describe('the ledger and readiness', () => {
     const t = p.gw.tokens.controller
     const ready = await p.get(t, '/readyz')
     expect(ready.status).toBe(200)
-    expect(ready.body.checks).toEqual({ card: true, ledger: true, upstreamCircuit: 'closed' })
+    expect(ready.body.checks).toEqual({ card: true, ledger: true, upstreamCircuit: 'closed', clock: { ok: true, ledgerOffsetMs: 0, remoteOffsetMs: null, marginMs: 2000 } })
     await claim(p, t, 'camp-l')
 
     await p.gw.app.ledger.close()

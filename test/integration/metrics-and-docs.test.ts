@@ -43,6 +43,7 @@ describe('OpenAPI', () => {
       '/v1/campaigns/{campaignId}/cancel',
       '/v1/campaigns/{campaignId}/control',
       '/v1/campaigns/{campaignId}/control/claim',
+      '/v1/campaigns/{campaignId}/control/fence',
       '/v1/campaigns/{campaignId}/control/release',
       '/v1/campaigns/{campaignId}/control/renew',
       '/v1/campaigns/{campaignId}/interventions',
