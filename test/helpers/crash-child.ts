@@ -1,8 +1,13 @@
 // The gateway as the bin's `start` runs it, with a trap for crash tests: when env CRASH_AT
 // names a step of the mutation pipeline (and CRASH_REQUEST_ID, when set, the request), the
 // process prints `CRASH-POINT <step> <requestId>` and freezes right there, so the parent's
-// SIGKILL lands exactly at that step. Without CRASH_AT it is the bin's `start`.
-import { writeSync } from 'node:fs'
+// SIGKILL lands exactly at that step. Or, with env PAUSE_AT (`<step>@<requestId>`, comma
+// separated) and PAUSE_RESUME_DIR, it prints `PAUSE-POINT <step> <requestId>` and stops there
+// the same way, but goes on once the file PAUSE_RESUME_DIR/<requestId> exists: the parent can
+// stop or crash the database at that exact step, then let the mutation continue. Without
+// either it is the bin's `start`.
+import { existsSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
 import closeWithGrace from 'close-with-grace'
 import { ConfigError, loadConfig } from '../../src/config.js'
 import type { MutationStep } from '../../src/control/pipeline.js'
@@ -18,8 +23,25 @@ if (crashAt !== undefined && !STEPS.includes(crashAt)) {
   console.error(`CRASH_AT must be one of ${STEPS.join(', ')}`)
   process.exit(2)
 }
+const pauses = new Set((process.env.PAUSE_AT ?? '').split(',').filter((p) => p !== ''))
+const resumeDir = process.env.PAUSE_RESUME_DIR
+if ([...pauses].some((p) => !STEPS.includes(p.split('@')[0]!) || !p.includes('@')) || (pauses.size > 0 && resumeDir === undefined)) {
+  console.error(`PAUSE_AT must list <step>@<requestId> with a step among ${STEPS.join(', ')}, and PAUSE_RESUME_DIR be set`)
+  process.exit(2)
+}
 
 function trap (step: MutationStep, requestId: string): void {
+  if (pauses.has(`${step}@${requestId}`)) {
+    writeSync(1, `PAUSE-POINT ${step} ${requestId}\n`)
+    const sleeper = new Int32Array(new SharedArrayBuffer(4))
+    const end = Date.now() + FREEZE_MS
+    // the whole process stays still (as at a crash point) until the parent lets it go on
+    while (!existsSync(join(resumeDir!, requestId))) {
+      if (Date.now() > end) process.kill(process.pid, 'SIGKILL')
+      Atomics.wait(sleeper, 0, 0, 20)
+    }
+    return
+  }
   if (step !== crashAt || (crashId !== undefined && requestId !== crashId)) return
   writeSync(1, `CRASH-POINT ${step} ${requestId}\n`)
   // nothing else runs in this process (no timer, no socket, no ledger write) until the kill
@@ -38,7 +60,7 @@ async function main (): Promise<void> {
     }
     throw err
   }
-  const gw = await startGatewayServer(config, crashAt === undefined ? {} : { onMutationStep: trap })
+  const gw = await startGatewayServer(config, crashAt === undefined && pauses.size === 0 ? {} : { onMutationStep: trap })
   const log = gw.logger
   closeWithGrace({
     delay: config.shutdownGraceMs + 5000,
