@@ -46,6 +46,13 @@ const types = {
     oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')
 }
 
+/** the session died under the statement (not a refusal by the server, not a timeout) */
+function connectionLost (err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown }
+  if (typeof e.code === 'string' && (e.code.startsWith('08') || ['57P01', '57P02', '57P03', 'ECONNRESET', 'EPIPE'].includes(e.code))) return true
+  return e.code === undefined && typeof e.message === 'string' && /Connection terminated|connection ended|Client has encountered a connection error/i.test(e.message)
+}
+
 /** a connection within `ms`, or undefined; one that arrives late goes straight back */
 async function connectWithin (pool: pg.Pool, ms: number): Promise<pg.PoolClient | undefined> {
   if (ms <= 0) return undefined
@@ -90,7 +97,22 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
   }
   opts.logger?.info({ schemaVersion: migrated.to, migratedFrom: migrated.from }, 'ledger opened')
 
-  const q = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> => await pool.query<R>(text, values)
+  /**
+   * One statement on the pool, tried once more when the connection it drew was already dead (a
+   * restarted server, a terminated backend: the pool does not test an idle connection before it
+   * hands it out). Every statement sent this way is safe to repeat: a read, an upsert, or a
+   * compare-and-set whose repeat after a lost commit finds the state moved and says it lost —
+   * the safe side (an outcome write that "lost" answers ambiguous).
+   */
+  const q = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> => {
+    try {
+      return await pool.query<R>(text, values)
+    } catch (err) {
+      if (!connectionLost(err)) throw err
+      opts.logger?.warn({ code: (err as { code?: string }).code }, 'ledger connection lost mid-statement; trying once more on another')
+      return await pool.query<R>(text, values)
+    }
+  }
   const one = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R | undefined> => (await q<R>(text, values)).rows[0]
 
   const locks = createCampaignLocks()
@@ -118,9 +140,11 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
    * waits for it, and sees its record once it commits. The unique index on pending records is
    * the store's last word: a second pending record of a campaign cannot be written at all.
    */
-  async function serialised (ticket: CampaignTicket, fence: boolean, write: (c: pg.PoolClient) => Promise<boolean>): Promise<InsertResult> {
+  async function serialised (ticket: CampaignTicket, fence: boolean, write: (c: pg.PoolClient) => Promise<boolean>, again = true): Promise<InsertResult> {
     const c = await pool.connect()
-    let broken = false
+    // until COMMIT is sent nothing can have been written: a dead connection may be tried once more
+    let committing = false
+    let failure: unknown
     try {
       await c.query('BEGIN')
       await c.query('INSERT INTO campaign_generations (campaign_id, generation) VALUES ($1, 0) ON CONFLICT (campaign_id) DO NOTHING', [ticket.campaignId])
@@ -137,17 +161,22 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
           result = 'inserted'
         }
       }
+      committing = true
       await c.query(result === 'inserted' ? 'COMMIT' : 'ROLLBACK')
       return result
     } catch (err) {
-      broken = true
+      failure = err
       await c.query('ROLLBACK').catch(() => undefined)
-      // the unique index on pending records refused a second one: the campaign is busy
-      if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'mutation_records_one_pending') return 'blocked'
-      throw err
     } finally {
-      c.release(broken)
+      c.release(failure !== undefined)
     }
+    // the unique index on pending records refused a second one: the campaign is busy
+    if ((failure as { code?: string }).code === '23505' && (failure as { constraint?: string }).constraint === 'mutation_records_one_pending') return 'blocked'
+    if (again && !committing && connectionLost(failure)) {
+      opts.logger?.warn({ code: (failure as { code?: string }).code }, 'ledger connection lost before the insert committed; trying once more on another')
+      return await serialised(ticket, fence, write, false)
+    }
+    throw failure
   }
 
   /** compare-and-set from pending, one row at a time: each gets its own replayable answer */
