@@ -1,52 +1,101 @@
 // The ledger contract (docs/design.md#ledger): one suite every Ledger implementation must
 // pass, so SQLite and PostgreSQL keep the same rules — ids unique across the whole ledger,
-// compare-and-set outcome writes, the ambiguity block's ordering, leases whose highest epoch
-// never goes down, one bound task per campaign, and the per-campaign lock.
+// compare-and-set outcome writes, at most one pending record per campaign and the insert checks
+// that serialise a campaign whoever holds which lock (docs/design.md#serialisation), deadlines
+// written and judged on the ledger's own clock (docs/design.md#one-clock), retention that keeps
+// every record (docs/design.md#request-ids-are-forever), controller bindings, leases whose
+// highest epoch never goes down, one bound task per campaign, and the per-campaign lock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Ledger, NewMutationRecord, Outcome, Resolution, StoredAnswer } from '../../src/ledger/types.js'
-import { appliedOutcome, pendingRecord } from './records.js'
+import type { Ledger, MutationRecord, NewMutationRecord, Outcome, Resolution, StoredAnswer } from '../../src/ledger/types.js'
+import { appliedOutcome, insert, newId, pendingRecord } from './records.js'
 
 const resolution = (o: Partial<Resolution> = {}): Resolution =>
   ({ kind: 'reconcile', by: 'alice', at: 5_000, note: null, resolution: null, ...o })
 
 const resolvedAnswer: StoredAnswer = { httpStatus: 200, body: { accepted: true, resolved: 'reconcile' } }
+const nothingSent: Outcome = { state: 'rejected', answer: { httpStatus: 503, body: { error: { code: 'upstream_unavailable' } } }, outcomeCode: 'upstream_unavailable', taskId: null, at: 2_000 }
+const DAY = 86_400_000
 
-export function ledgerContract (name: string, make: () => Promise<Ledger>): void {
+export interface LedgerHarness {
+  ledger: Ledger
+  /** runs SQL on the store behind the ledger's back (literals only, no parameters) */
+  exec: (sql: string) => Promise<void>
+}
+
+export interface ContractOptions {
+  /**
+   * how far the ledger's clock may read from the test's: 0 where the ledger reads the test's
+   * clock itself (SQLite), about a round trip where the server's clock is shifted onto it
+   * (PostgreSQL's clockShiftMs). Boundaries are checked this far on either side.
+   */
+  clockSlackMs: number
+}
+
+/** a raw pending row of `campaignId`, as an older gateway or a hand-made fix could write it */
+const rawPending = (requestId: string, campaignId: string, state = 'pending'): string => `INSERT INTO mutation_records
+  (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
+  VALUES ('${requestId}', '${campaignId}', 'mallory', 'intervene', '${'b'.repeat(64)}', '{}', 3, 'elsewhere', 1, 1, '${state}', 1)`
+
+/**
+ * `make` opens a fresh ledger whose clock is the one given (the test moves it); the ledger is
+ * closed after each test.
+ */
+export function ledgerContract (name: string, make: (clock: () => number) => Promise<LedgerHarness>, o: ContractOptions): void {
   describe(`ledger contract: ${name}`, () => {
+    const slack = o.clockSlackMs
     let ledger: Ledger
-    beforeEach(async () => { ledger = await make() })
+    let exec: LedgerHarness['exec']
+    /** the test's clock, which the ledger's follows: frozen until a test moves it */
+    let time: number
+    beforeEach(async () => {
+      time = 1_700_000_000_000
+      ;({ ledger, exec } = await make(() => time))
+    })
     afterEach(async () => { await ledger.close() })
 
-    /** a pending record, then turned ambiguous by expiry */
-    async function ambiguous (o: Partial<NewMutationRecord> = {}): Promise<string> {
-      const r = pendingRecord({ deadline: 1, ...o })
-      await ledger.insertPending(r)
-      expect(await ledger.expirePending(r.deadline + 1)).toContain(r.requestId)
-      return r.requestId
+    const put = async (r: NewMutationRecord, opts: { fence?: boolean } = {}): Promise<string> => await insert(ledger, r, opts)
+    /** the ledger's clock reads `expected`, give or take the slack */
+    const expectNear = (actual: number | undefined, expected: number): void => {
+      expect(actual).toBeGreaterThanOrEqual(expected - slack)
+      expect(actual).toBeLessThanOrEqual(expected + slack)
+    }
+
+    /** a pending record, then turned ambiguous by expiry once its deadline passed on the ledger's clock */
+    async function ambiguous (r: Partial<NewMutationRecord> = {}, at = 2): Promise<string> {
+      const rec = pendingRecord({ waitMs: 1, ...r })
+      expect(await put(rec)).toBe('inserted')
+      time += slack + 2
+      expect(await ledger.expirePending(at)).toContain(rec.requestId)
+      return rec.requestId
     }
 
     describe('records', () => {
-      it('stores a pending record and reads it back whole, JSON included', async () => {
-        const r = pendingRecord({ operation: 'claim', controllerEpoch: null })
-        expect(await ledger.insertPending(r)).toBe('inserted')
-        expect(await ledger.get(r.requestId)).toEqual({
-          ...r, state: 'pending', updatedAt: r.createdAt, answer: null, outcomeCode: null, taskId: null, reconcileFailures: 0, resolution: null
+      it('stores a pending record and reads it back whole, JSON included; the deadline is the ledger\'s clock plus waitMs', async () => {
+        const r = pendingRecord({ operation: 'claim', controllerEpoch: null, waitMs: 45_000 })
+        expect(await put(r)).toBe('inserted')
+        const got = await ledger.get(r.requestId)
+        const { waitMs, ...rest } = r
+        expect(got).toEqual({
+          ...rest, deadline: got?.deadline, state: 'pending', updatedAt: r.createdAt, answer: null, outcomeCode: null, taskId: null, reconcileFailures: 0, resolution: null, prunedAt: null
         })
+        expectNear(got?.deadline, time + waitMs)
         expect(await ledger.get('no-such-request')).toBeUndefined()
       })
 
       it('request ids are unique across the whole ledger', async () => {
         const r = pendingRecord()
-        expect(await ledger.insertPending(r)).toBe('inserted')
-        expect(await ledger.insertPending({ ...r, params: { other: true } })).toBe('exists')
-        expect(await ledger.insertPending({ ...r, campaignId: 'camp-2', caller: 'bob' })).toBe('exists')
+        expect(await put(r)).toBe('inserted')
+        expect(await put({ ...r, params: { other: true } })).toBe('exists')
+        expect(await put({ ...r, campaignId: 'camp-2', caller: 'bob' })).toBe('exists')
         expect((await ledger.get(r.requestId))?.params).toEqual(r.params)
         expect(await ledger.listByCampaign('camp-2')).toEqual([])
+        // the other campaign did not move: an id already used is no mutation of it
+        expect((await ledger.ticket('camp-2')).generation).toBe(0)
       })
 
       it('recordOutcome is compare-and-set from pending', async () => {
         const r = pendingRecord()
-        await ledger.insertPending(r)
+        await put(r)
         expect(await ledger.recordOutcome(r.requestId, appliedOutcome(2_000, 'task-9'))).toBe(true)
         const rejected: Outcome = { state: 'rejected', answer: { httpStatus: 409, body: {} }, outcomeCode: 'stale_epoch', taskId: null, at: 3_000 }
         expect(await ledger.recordOutcome(r.requestId, rejected)).toBe(false)
@@ -58,7 +107,7 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
 
       it('recordOutcome stores a refusal with its code, and cannot follow expiry', async () => {
         const r = pendingRecord()
-        await ledger.insertPending(r)
+        await put(r)
         const o: Outcome = { state: 'rejected', answer: { httpStatus: 409, body: { error: { code: 'stale_epoch' } } }, outcomeCode: 'stale_epoch', taskId: null, at: 2_500 }
         expect(await ledger.recordOutcome(r.requestId, o)).toBe(true)
         expect(await ledger.get(r.requestId)).toMatchObject({ state: 'rejected', outcomeCode: 'stale_epoch', answer: o.answer })
@@ -69,7 +118,7 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
 
       it('resolve is compare-and-set from ambiguous, and keeps who resolved it', async () => {
         const pending = pendingRecord()
-        await ledger.insertPending(pending)
+        await put(pending)
         expect(await ledger.resolve(pending.requestId, 'applied', resolution(), null, resolvedAnswer)).toBe(false)
         await ledger.recordOutcome(pending.requestId, appliedOutcome())
         expect(await ledger.resolve(pending.requestId, 'not_applied', resolution(), null, resolvedAnswer)).toBe(false)
@@ -89,29 +138,6 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
         expect(await ledger.get(other)).toMatchObject({ state: 'not_applied', resolution: resolution(), taskId: null, answer: notApplied })
       })
 
-      it('retryUnsent takes back only a record rejected with nothing sent, once', async () => {
-        const unsent = pendingRecord()
-        await ledger.insertPending(unsent)
-        const nothingSent: Outcome = { state: 'rejected', answer: { httpStatus: 503, body: {} }, outcomeCode: 'upstream_unavailable', taskId: null, at: 2_000 }
-        await ledger.recordOutcome(unsent.requestId, nothingSent)
-        const again = { owner: 'gw-b', deadline: 90_000, controllerEpoch: 7, at: 3_000 }
-        expect(await ledger.retryUnsent(unsent.requestId, again)).toBe(true)
-        expect(await ledger.retryUnsent(unsent.requestId, again)).toBe(false)
-        expect(await ledger.get(unsent.requestId)).toMatchObject({
-          state: 'pending', owner: 'gw-b', deadline: 90_000, controllerEpoch: 7, answer: null, outcomeCode: null, updatedAt: 3_000, createdAt: unsent.createdAt
-        })
-        // a refusal by the remote, or any other outcome, is a use for good
-        const refused = pendingRecord()
-        await ledger.insertPending(refused)
-        await ledger.recordOutcome(refused.requestId, { ...nothingSent, answer: { httpStatus: 409, body: {} }, outcomeCode: 'stale_epoch' })
-        expect(await ledger.retryUnsent(refused.requestId, again)).toBe(false)
-        const applied = pendingRecord()
-        await ledger.insertPending(applied)
-        await ledger.recordOutcome(applied.requestId, appliedOutcome())
-        expect(await ledger.retryUnsent(applied.requestId, again)).toBe(false)
-        expect(await ledger.retryUnsent('no-such-request', again)).toBe(false)
-      })
-
       it('counts reconcile failures', async () => {
         const id = await ambiguous()
         await ledger.noteReconcileFailure(id, 3_000)
@@ -120,14 +146,17 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
         expect((await ledger.get(id))?.reconcileFailures).toBe(2)
       })
 
-      it('expirePending turns only records past their deadline ambiguous, with a replayable answer', async () => {
-        const early = pendingRecord({ campaignId: 'camp-x', deadline: 100 })
-        const due = pendingRecord({ deadline: 200 })
-        const late = pendingRecord({ deadline: 300 })
-        const done = pendingRecord({ deadline: 50 })
-        for (const r of [early, due, late, done]) await ledger.insertPending(r)
+      it('expirePending turns only records past their deadline on the ledger\'s clock ambiguous, with a replayable answer', async () => {
+        const early = pendingRecord({ campaignId: 'camp-x', waitMs: 10_000 })
+        const due = pendingRecord({ campaignId: 'camp-due', waitMs: 20_000 })
+        const late = pendingRecord({ campaignId: 'camp-late', waitMs: 30_000 })
+        const done = pendingRecord({ campaignId: 'camp-done', waitMs: 5_000 })
+        const t0 = time
+        for (const r of [early, due, late, done]) expect(await put(r)).toBe('inserted')
         await ledger.recordOutcome(done.requestId, appliedOutcome())
 
+        // at `due`'s deadline (on SQLite exactly; on PostgreSQL a round trip before it): not yet
+        time = t0 + 20_000 - slack
         expect(await ledger.expirePending(200)).toEqual([early.requestId])
         expect(await ledger.expirePending(200)).toEqual([])
         expect(await ledger.get(early.requestId)).toMatchObject({
@@ -149,13 +178,16 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
         })
         expect((await ledger.get(due.requestId))?.state).toBe('pending')
         expect((await ledger.get(done.requestId))?.state).toBe('applied')
+        time = t0 + 20_000 + slack + 1
+        expect(await ledger.expirePending(300)).toEqual([due.requestId])
+        expect((await ledger.get(late.requestId))?.state).toBe('pending')
       })
 
       it('expireAllPending turns every pending record ambiguous, whatever its deadline', async () => {
-        const a = pendingRecord({ deadline: 1e15 })
-        const b = pendingRecord({ campaignId: 'camp-2', deadline: 1e15 })
-        const c = pendingRecord()
-        for (const r of [a, b, c]) await ledger.insertPending(r)
+        const a = pendingRecord({ waitMs: 1e12 })
+        const b = pendingRecord({ campaignId: 'camp-2', waitMs: 1e12 })
+        const c = pendingRecord({ campaignId: 'camp-3' })
+        for (const r of [a, b, c]) expect(await put(r)).toBe('inserted')
         await ledger.recordOutcome(c.requestId, appliedOutcome())
         expect((await ledger.expireAllPending(5)).sort()).toEqual([a.requestId, b.requestId].sort())
         expect(await ledger.get(b.requestId)).toMatchObject({ state: 'ambiguous', outcomeCode: 'ambiguous_write', updatedAt: 5 })
@@ -166,20 +198,20 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
         expect(await ledger.countAmbiguous()).toBe(0)
         const a = await ambiguous()
         await ambiguous({ campaignId: 'camp-2' })
-        const r = pendingRecord()
-        await ledger.insertPending(r)
+        const r = pendingRecord({ campaignId: 'camp-3' })
+        expect(await put(r)).toBe('inserted')
         await ledger.recordOutcome(r.requestId, { state: 'ambiguous', answer: { httpStatus: 504, body: {} }, outcomeCode: 'ambiguous_write', taskId: null, at: 2 })
         expect(await ledger.countAmbiguous()).toBe(3)
         await ledger.resolve(a, 'not_applied', resolution(), null, resolvedAnswer)
         expect(await ledger.countAmbiguous()).toBe(2)
       })
 
-      it('firstUnresolved is the oldest pending or ambiguous record of the campaign', async () => {
+      it('firstUnresolved (and the ticket\'s blocker) is the oldest pending or ambiguous record of the campaign, by creation time', async () => {
         expect(await ledger.firstUnresolved('camp-1')).toBeUndefined()
         const finished = ['applied', 'rejected', 'not_applied'] as const
         for (const [i, state] of finished.entries()) {
           const r = pendingRecord({ createdAt: 10 + i })
-          await ledger.insertPending(r)
+          expect(await put(r)).toBe('inserted')
           if (state === 'not_applied') {
             await ledger.expireAllPending(20)
             await ledger.resolve(r.requestId, 'not_applied', resolution(), null, resolvedAnswer)
@@ -187,28 +219,31 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
             await ledger.recordOutcome(r.requestId, { ...appliedOutcome(), state })
           }
         }
-        await ledger.insertPending(pendingRecord({ campaignId: 'camp-2', createdAt: 1 }))
+        expect(await put(pendingRecord({ campaignId: 'camp-2', createdAt: 1 }))).toBe('inserted')
         expect(await ledger.firstUnresolved('camp-1')).toBeUndefined()
+        expect((await ledger.ticket('camp-1')).blocker).toBeUndefined()
 
-        const newer = pendingRecord({ createdAt: 500 })
-        const older = pendingRecord({ createdAt: 400, deadline: 1 })
-        await ledger.insertPending(newer)
-        await ledger.insertPending(older)
-        await ledger.expirePending(2)
-        expect((await ledger.get(older.requestId))?.state).toBe('ambiguous')
+        // inserted first but created later (another replica's clock): order is by creation time
+        const newer = await ambiguous({ createdAt: 500 })
+        const older = pendingRecord({ createdAt: 400 })
+        expect(await put(older, { fence: true })).toBe('inserted')
         expect((await ledger.firstUnresolved('camp-1'))?.requestId).toBe(older.requestId)
-        await ledger.resolve(older.requestId, 'applied', resolution(), null, resolvedAnswer)
-        expect((await ledger.firstUnresolved('camp-1'))?.requestId).toBe(newer.requestId)
+        expect((await ledger.ticket('camp-1')).blocker).toEqual(await ledger.get(older.requestId))
+        await ledger.recordOutcome(older.requestId, appliedOutcome())
+        expect((await ledger.firstUnresolved('camp-1'))?.requestId).toBe(newer)
+        expect((await ledger.ticket('camp-1')).blocker).toEqual(await ledger.get(newer))
+        await ledger.resolve(newer, 'applied', resolution(), null, resolvedAnswer)
+        expect(await ledger.firstUnresolved('camp-1')).toBeUndefined()
       })
 
       it('listUnresolved: pending and ambiguous records of every campaign, oldest first, by state', async () => {
         expect(await ledger.listUnresolved({ limit: 10 })).toEqual([])
         const a = await ambiguous({ campaignId: 'camp-a', createdAt: 300 })
-        const p = pendingRecord({ campaignId: 'camp-b', createdAt: 100, deadline: 1e15 })
-        await ledger.insertPending(p)
+        const p = pendingRecord({ campaignId: 'camp-b', createdAt: 100, waitMs: 1e12 })
+        expect(await put(p)).toBe('inserted')
         const b = await ambiguous({ campaignId: 'camp-c', createdAt: 200 })
         const done = pendingRecord({ createdAt: 50 })
-        await ledger.insertPending(done)
+        expect(await put(done)).toBe('inserted')
         await ledger.recordOutcome(done.requestId, appliedOutcome())
         const settled = await ambiguous({ createdAt: 60 })
         await ledger.resolve(settled, 'not_applied', resolution(), null, resolvedAnswer)
@@ -227,7 +262,7 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
 
       it('listUnresolved pages by position: each record once, ties on the time broken by request id, stable under inserts', async () => {
         const made: string[] = []
-        for (let i = 0; i < 7; i++) made.push(await ambiguous({ campaignId: `camp-${i % 3}`, createdAt: 1_000 + Math.floor(i / 3) }))
+        for (let i = 0; i < 7; i++) made.push(await ambiguous({ campaignId: `camp-${i}`, createdAt: 1_000 + Math.floor(i / 3) }))
         const seen: string[] = []
         let after: { createdAt: number; requestId: string } | undefined
         for (let page = 0; ; page++) {
@@ -237,7 +272,7 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
           const last = rows.at(-1)!
           after = { createdAt: last.createdAt, requestId: last.requestId }
           // records written while the listing runs sort after what was read: nothing shifts
-          if (page === 0) made.push(await ambiguous({ createdAt: 5_000 }))
+          if (page === 0) made.push(await ambiguous({ campaignId: 'camp-late', createdAt: 5_000 }))
         }
         expect(seen).toEqual([...new Set(seen)])
         expect(new Set(seen)).toEqual(new Set(made))
@@ -252,18 +287,221 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
 
       it('listByCampaign is newest first, filters by state and honours a limit', async () => {
         const rs = [3, 1, 2].map(t => pendingRecord({ createdAt: t * 100 }))
-        for (const r of rs) await ledger.insertPending(r)
-        await ledger.insertPending(pendingRecord({ campaignId: 'camp-2' }))
-        await ledger.recordOutcome(rs[1]!.requestId, appliedOutcome())
+        // one pending record per campaign: each finishes before the next, the last stays pending
+        const ends: Array<Outcome | undefined> = [{ ...appliedOutcome(), state: 'rejected', outcomeCode: 'stale_epoch' }, appliedOutcome(), undefined]
+        for (const [i, r] of rs.entries()) {
+          expect(await put(r)).toBe('inserted')
+          if (ends[i] !== undefined) await ledger.recordOutcome(r.requestId, ends[i])
+        }
+        expect(await put(pendingRecord({ campaignId: 'camp-2' }))).toBe('inserted')
 
         const all = await ledger.listByCampaign('camp-1')
         expect(all.map(r => r.createdAt)).toEqual([300, 200, 100])
         expect(all.every(r => r.campaignId === 'camp-1')).toBe(true)
-        expect((await ledger.listByCampaign('camp-1', { state: 'pending' })).map(r => r.createdAt)).toEqual([300, 200])
+        expect((await ledger.listByCampaign('camp-1', { state: 'pending' })).map(r => r.createdAt)).toEqual([200])
         expect((await ledger.listByCampaign('camp-1', { state: 'applied' })).map(r => r.requestId)).toEqual([rs[1]!.requestId])
+        expect((await ledger.listByCampaign('camp-1', { state: 'rejected' })).map(r => r.requestId)).toEqual([rs[0]!.requestId])
         expect((await ledger.listByCampaign('camp-1', { limit: 2 })).map(r => r.createdAt)).toEqual([300, 200])
         expect(await ledger.listByCampaign('camp-1', { state: 'ambiguous' })).toEqual([])
         expect(await ledger.listByCampaign('camp-none')).toEqual([])
+      })
+    })
+
+    describe('one clock (docs/design.md#one-clock)', () => {
+      it('now() reads the ledger\'s clock', async () => {
+        expectNear(await ledger.now(), time)
+        time += 3_600_000
+        expectNear(await ledger.now(), time)
+      })
+
+      it('a deadline is the ledger\'s clock at the insert plus waitMs, whatever times the record carries', async () => {
+        // written by a replica whose own clock is a day behind
+        const r = pendingRecord({ waitMs: 45_000, createdAt: time - DAY })
+        expect(await put(r)).toBe('inserted')
+        expectNear((await ledger.get(r.requestId))?.deadline, time + 45_000)
+      })
+
+      it('expiry is judged on the ledger\'s clock: `at` is only the time written, and one far ahead expires nothing', async () => {
+        const r = pendingRecord({ waitMs: 45_000 })
+        expect(await put(r)).toBe('inserted')
+        // a replica whose clock runs a year ahead sweeps: the record's owner may still be waiting
+        expect(await ledger.expirePending(time + 365 * DAY)).toEqual([])
+        expect(await ledger.get(r.requestId)).toMatchObject({ state: 'pending', updatedAt: r.createdAt })
+        time += 45_000 - slack
+        expect(await ledger.expirePending(time + 365 * DAY)).toEqual([])
+        // past the deadline on the ledger's clock, a replica whose clock is far behind expires it
+        time += 2 * slack + 1
+        expect(await ledger.expirePending(7)).toEqual([r.requestId])
+        expect(await ledger.get(r.requestId)).toMatchObject({ state: 'ambiguous', updatedAt: 7 })
+      })
+    })
+
+    describe('serialisation (docs/design.md#serialisation)', () => {
+      it('a ticket: generation 0 and no blocker for a new campaign; each insert moves the generation by one', async () => {
+        expect(await ledger.ticket('camp-new')).toEqual({ campaignId: 'camp-new', generation: 0, blocker: undefined })
+        const a = pendingRecord({ campaignId: 'camp-new' })
+        expect(await put(a)).toBe('inserted')
+        const t1 = await ledger.ticket('camp-new')
+        expect(t1).toEqual({ campaignId: 'camp-new', generation: 1, blocker: await ledger.get(a.requestId) })
+        await ledger.recordOutcome(a.requestId, appliedOutcome())
+        expect(await ledger.ticket('camp-new')).toEqual({ campaignId: 'camp-new', generation: 1, blocker: undefined })
+        expect(await put(pendingRecord({ campaignId: 'camp-new' }))).toBe('inserted')
+        expect((await ledger.ticket('camp-new')).generation).toBe(2)
+        // campaigns are counted apart
+        expect((await ledger.ticket('camp-other')).generation).toBe(0)
+      })
+
+      it('at most one pending record per campaign: a second insert is blocked and writes nothing', async () => {
+        const first = pendingRecord()
+        expect(await put(first)).toBe('inserted')
+        const ticket = await ledger.ticket('camp-1')
+        const second = pendingRecord()
+        expect(await ledger.insertPending(second, ticket)).toBe('blocked')
+        // a pending record blocks a fence too: its owner is still waiting for its outcome
+        expect(await ledger.insertPending(pendingRecord({ operation: 'fence', controllerEpoch: null }), ticket, { fence: true })).toBe('blocked')
+        expect(await ledger.get(second.requestId)).toBeUndefined()
+        expect(await ledger.ticket('camp-1')).toEqual(ticket)
+        expect(await ledger.countRecords()).toBe(1)
+        // another campaign is not blocked
+        expect(await put(pendingRecord({ campaignId: 'camp-2' }))).toBe('inserted')
+        // once the first has its outcome, the campaign takes the next
+        await ledger.recordOutcome(first.requestId, appliedOutcome())
+        expect(await put(second)).toBe('inserted')
+      })
+
+      it('an ambiguous record blocks every insert but a fence', async () => {
+        const blocker = await ambiguous()
+        const ticket = await ledger.ticket('camp-1')
+        expect(ticket.blocker?.requestId).toBe(blocker)
+        const r = pendingRecord()
+        expect(await ledger.insertPending(r, ticket)).toBe('blocked')
+        expect(await ledger.insertPending(r, ticket, { fence: false })).toBe('blocked')
+        expect(await ledger.get(r.requestId)).toBeUndefined()
+        const fence = pendingRecord({ operation: 'fence', controllerEpoch: null })
+        expect(await ledger.insertPending(fence, ticket, { fence: true })).toBe('inserted')
+        expect((await ledger.get(fence.requestId))?.state).toBe('pending')
+        expect((await ledger.ticket('camp-1')).generation).toBe(ticket.generation + 1)
+        // the fence now pending blocks a second fence
+        expect(await put(pendingRecord({ operation: 'fence', controllerEpoch: null }), { fence: true })).toBe('blocked')
+        await ledger.recordOutcome(fence.requestId, appliedOutcome())
+        // the ambiguous record still blocks everything but a fence until it is resolved
+        expect(await put(r)).toBe('blocked')
+        await ledger.resolve(blocker, 'not_applied', resolution(), null, resolvedAnswer)
+        expect(await put(r)).toBe('inserted')
+      })
+
+      it('an insert on a stale ticket is moved, even when nothing blocks the campaign, and writes nothing', async () => {
+        const stale = await ledger.ticket('camp-1')
+        const a = pendingRecord()
+        expect(await ledger.insertPending(a, stale)).toBe('inserted')
+        await ledger.recordOutcome(a.requestId, appliedOutcome())
+        // another mutation started (and finished) since the ticket was read
+        const b = pendingRecord()
+        expect(await ledger.insertPending(b, stale)).toBe('moved')
+        expect(await ledger.insertPending(b, stale, { fence: true })).toBe('moved')
+        expect(await ledger.get(b.requestId)).toBeUndefined()
+        expect((await ledger.ticket('camp-1')).generation).toBe(stale.generation + 1)
+        // the generation is checked before the blocker: a stale ticket is moved while one is pending too
+        const c = pendingRecord()
+        expect(await put(c)).toBe('inserted')
+        expect(await ledger.insertPending(pendingRecord(), stale)).toBe('moved')
+        await ledger.recordOutcome(c.requestId, appliedOutcome())
+        expect(await put(b)).toBe('inserted')
+      })
+
+      it('a used id is exists, whatever the ticket, and moves nothing', async () => {
+        const r = pendingRecord()
+        const fresh = await ledger.ticket('camp-1')
+        expect(await ledger.insertPending(r, fresh)).toBe('inserted')
+        await ledger.recordOutcome(r.requestId, appliedOutcome())
+        const now = await ledger.ticket('camp-1')
+        expect(await ledger.insertPending(r, now)).toBe('exists')
+        expect(await ledger.insertPending({ ...r, campaignId: 'camp-2' }, await ledger.ticket('camp-2'))).toBe('exists')
+        expect(await ledger.ticket('camp-1')).toEqual(now)
+        expect((await ledger.ticket('camp-2')).generation).toBe(0)
+        expect(await ledger.get(r.requestId)).toMatchObject({ state: 'applied', campaignId: 'camp-1' })
+      })
+
+      it('the store itself holds one pending record per campaign: a second written behind the ledger\'s back is refused', async () => {
+        const r = pendingRecord()
+        expect(await put(r)).toBe('inserted')
+        const sneaked = newId('raw')
+        await expect(exec(rawPending(sneaked, 'camp-1'))).rejects.toThrow()
+        expect(await ledger.get(sneaked)).toBeUndefined()
+        // nor can a finished record be turned pending again beside it
+        await exec(rawPending(newId('raw'), 'camp-1', 'applied'))
+        await expect(exec('UPDATE mutation_records SET state = \'pending\' WHERE campaign_id = \'camp-1\' AND state = \'applied\'')).rejects.toThrow()
+        expect((await ledger.listByCampaign('camp-1', { state: 'pending' })).map((x) => x.requestId)).toEqual([r.requestId])
+        // the index is per campaign and on pending alone
+        await exec(rawPending(newId('raw'), 'camp-2'))
+        await ledger.recordOutcome(r.requestId, appliedOutcome())
+        await exec(rawPending(sneaked, 'camp-1'))
+        // and what got in that way blocks the ledger's own inserts like any pending record
+        expect(await put(pendingRecord())).toBe('blocked')
+      })
+    })
+
+    describe('retryUnsent (docs/design.md#request-ids)', () => {
+      it('takes back a record rejected with nothing sent, under the same checks as an insert, once', async () => {
+        const unsent = pendingRecord()
+        expect(await put(unsent)).toBe('inserted')
+        await ledger.recordOutcome(unsent.requestId, nothingSent)
+        const again = { owner: 'gw-b', waitMs: 90_000, controllerEpoch: 7, params: { intervention: { kind: 'pause', again: true } }, at: 3_000 }
+        const ticket = await ledger.ticket('camp-1')
+        expect(await ledger.retryUnsent(unsent.requestId, again, ticket)).toBe('inserted')
+        const got = await ledger.get(unsent.requestId)
+        expect(got).toMatchObject({
+          state: 'pending', owner: 'gw-b', controllerEpoch: 7, params: again.params, answer: null, outcomeCode: null, updatedAt: 3_000, createdAt: unsent.createdAt, prunedAt: null
+        })
+        expectNear(got?.deadline, time + 90_000)
+        expect((await ledger.ticket('camp-1')).generation).toBe(ticket.generation + 1)
+        // pending again: a second retry is refused, on the same ticket (moved) or a fresh one (blocked)
+        expect(await ledger.retryUnsent(unsent.requestId, again, ticket)).toBe('moved')
+        expect(await ledger.retryUnsent(unsent.requestId, again, await ledger.ticket('camp-1'))).toBe('blocked')
+        await ledger.recordOutcome(unsent.requestId, appliedOutcome(4_000))
+        // once sent, it is a use for good
+        expect(await ledger.retryUnsent(unsent.requestId, again, await ledger.ticket('camp-1'))).toBe('exists')
+        expect((await ledger.get(unsent.requestId))?.state).toBe('applied')
+
+        // a refusal by the remote, or any other outcome, is a use for good
+        const refused = pendingRecord()
+        await put(refused)
+        await ledger.recordOutcome(refused.requestId, { ...nothingSent, answer: { httpStatus: 409, body: {} }, outcomeCode: 'stale_epoch' })
+        expect(await ledger.retryUnsent(refused.requestId, again, await ledger.ticket('camp-1'))).toBe('exists')
+        const applied = pendingRecord()
+        await put(applied)
+        await ledger.recordOutcome(applied.requestId, appliedOutcome())
+        const before = await ledger.ticket('camp-1')
+        expect(await ledger.retryUnsent(applied.requestId, again, before)).toBe('exists')
+        expect(await ledger.retryUnsent('no-such-request', again, before)).toBe('exists')
+        expect(await ledger.ticket('camp-1')).toEqual(before)
+      })
+
+      it('is blocked by another pending or an ambiguous record of the campaign, and moved on a stale ticket', async () => {
+        const unsent = pendingRecord()
+        const stale = await ledger.ticket('camp-1')
+        expect(await put(unsent)).toBe('inserted')
+        await ledger.recordOutcome(unsent.requestId, nothingSent)
+        const again = { owner: 'gw-b', waitMs: 90_000, controllerEpoch: 7, params: unsent.params, at: 3_000 }
+        expect(await ledger.retryUnsent(unsent.requestId, again, stale)).toBe('moved')
+        const other = pendingRecord()
+        expect(await put(other)).toBe('inserted')
+        expect(await ledger.retryUnsent(unsent.requestId, again, await ledger.ticket('camp-1'))).toBe('blocked')
+        await ledger.recordOutcome(other.requestId, appliedOutcome())
+        await ambiguous()
+        expect(await ledger.retryUnsent(unsent.requestId, again, await ledger.ticket('camp-1'))).toBe('blocked')
+        expect(await ledger.get(unsent.requestId)).toMatchObject({ state: 'rejected', outcomeCode: 'upstream_unavailable', owner: unsent.owner })
+      })
+
+      it('restores the params of an unsent record retention pruned: it was never sent, so it may run', async () => {
+        const unsent = pendingRecord()
+        expect(await put(unsent)).toBe('inserted')
+        await ledger.recordOutcome(unsent.requestId, nothingSent)
+        expect(await ledger.pruneResolvedBefore(10_000, 10, 9_000)).toBe(1)
+        expect(await ledger.get(unsent.requestId)).toMatchObject({ state: 'rejected', params: null, answer: null, prunedAt: 9_000 })
+        const again = { owner: 'gw-b', waitMs: 90_000, controllerEpoch: 7, params: unsent.params, at: 10_000 }
+        expect(await ledger.retryUnsent(unsent.requestId, again, await ledger.ticket('camp-1'))).toBe('inserted')
+        expect(await ledger.get(unsent.requestId)).toMatchObject({ state: 'pending', params: unsent.params, paramsHash: unsent.paramsHash, prunedAt: null, updatedAt: 10_000 })
       })
     })
 
@@ -318,7 +556,8 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
         const made: string[] = []
         for (let i = 0; i < 7; i++) {
           const r = pendingRecord({ createdAt: 1_000 + Math.floor(i / 2), campaignId: i % 3 === 0 ? 'camp-e' : 'camp-f' })
-          await ledger.insertPending(r)
+          expect(await put(r)).toBe('inserted')
+          await ledger.recordOutcome(r.requestId, appliedOutcome(r.createdAt + 1))
           made.push(r.requestId)
         }
         const seen: string[] = []
@@ -338,31 +577,89 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
         expect(await ledger.exportRecords({ since: 1_003, limit: 100 })).toHaveLength(1)
       })
 
-      it('deleteResolvedBefore removes old resolved records in batches, never pending, ambiguous or bound ones', async () => {
-        const old = async (state: 'applied' | 'rejected' | 'pending' | 'ambiguous'): Promise<string> => {
-          const r = pendingRecord({ deadline: 1, createdAt: 1_000 })
-          await ledger.insertPending(r)
-          if (state === 'applied') await ledger.recordOutcome(r.requestId, appliedOutcome(2_000))
-          if (state === 'rejected') await ledger.recordOutcome(r.requestId, { state: 'rejected', answer: { httpStatus: 409, body: {} }, outcomeCode: 'stale_epoch', taskId: null, at: 2_000 })
-          if (state === 'ambiguous') await ledger.expirePending(2_000)
-          return r.requestId
+      it('pruneResolvedBefore keeps every record and removes its params, answer and note, in batches; never a pending or ambiguous one (docs/design.md#request-ids-are-forever)', async () => {
+        /** a record of camp-1 finished at 2,000 (each before the next: one pending per campaign) */
+        const finished = async (o: Outcome, r: Partial<NewMutationRecord> = {}): Promise<string> => {
+          const rec = pendingRecord({ createdAt: 1_000, ...r })
+          expect(await put(rec)).toBe('inserted')
+          expect(await ledger.recordOutcome(rec.requestId, o)).toBe(true)
+          return rec.requestId
         }
-        const applied = [await old('applied'), await old('applied'), await old('applied')]
-        const rejected = await old('rejected')
-        const bound = await old('applied')
+        const applied = [await finished(appliedOutcome()), await finished(appliedOutcome()), await finished(appliedOutcome())]
+        const rejected = await finished({ state: 'rejected', answer: { httpStatus: 409, body: { error: { code: 'stale_epoch' } } }, outcomeCode: 'stale_epoch', taskId: null, at: 2_000 })
+        const bound = await finished(appliedOutcome(2_000, 'task-1'), { operation: 'submit' })
         await ledger.setBoundTask({ campaignId: 'camp-1', taskId: 'task-1', requestId: bound, boundAt: 2_000 })
-        const ambiguous = await old('ambiguous')
-        const pending = await old('pending')
-        const recent = pendingRecord()
-        await ledger.insertPending(recent)
-        await ledger.recordOutcome(recent.requestId, appliedOutcome(9_000))
-        expect(await ledger.countRecords()).toBe(8)
-        expect(await ledger.deleteResolvedBefore(5_000, 2)).toBe(2)
-        expect(await ledger.deleteResolvedBefore(5_000, 2)).toBe(2)
-        expect(await ledger.deleteResolvedBefore(5_000, 2)).toBe(0)
-        for (const id of [...applied, rejected]) expect(await ledger.get(id)).toBeUndefined()
-        for (const id of [bound, ambiguous, pending, recent.requestId]) expect(await ledger.get(id)).toBeDefined()
-        expect(await ledger.countRecords()).toBe(4)
+        const acknowledged = await ambiguous({ campaignId: 'camp-k', createdAt: 1_000 }, 1_500)
+        await ledger.noteReconcileFailure(acknowledged, 2_500)
+        await ledger.resolve(acknowledged, 'applied', resolution({ kind: 'acknowledge', by: 'admin', at: 3_000, note: 'checked by hand ✓', resolution: 'assume_applied' }), null, resolvedAnswer)
+        const notApplied = await ambiguous({ campaignId: 'camp-n', createdAt: 1_000 }, 1_500)
+        await ledger.resolve(notApplied, 'not_applied', resolution({ at: 3_500, note: 'the remote said so' }), null, resolvedAnswer)
+        // what must stay whole, however old: an ambiguous record, a pending one, a recent one
+        const stillAmbiguous = await ambiguous({ campaignId: 'camp-a', createdAt: 1_000 }, 2_000)
+        const pending = pendingRecord({ campaignId: 'camp-p', createdAt: 1_000, waitMs: 1e12 })
+        expect(await put(pending)).toBe('inserted')
+        const recent = await finished(appliedOutcome(9_000))
+
+        const all = [...applied, rejected, bound, acknowledged, notApplied, stillAmbiguous, pending.requestId, recent]
+        const before = new Map<string, MutationRecord>()
+        for (const id of all) before.set(id, (await ledger.get(id))!)
+        expect(await ledger.countRecords()).toBe(10)
+
+        expect(await ledger.pruneResolvedBefore(5_000, 3, 6_000)).toBe(3)
+        expect(await ledger.pruneResolvedBefore(5_000, 3, 6_000)).toBe(3)
+        expect(await ledger.pruneResolvedBefore(5_000, 3, 6_000)).toBe(1)
+        expect(await ledger.pruneResolvedBefore(5_000, 3, 6_000)).toBe(0)
+        // nothing is deleted
+        expect(await ledger.countRecords()).toBe(10)
+        for (const id of [...applied, rejected, bound, acknowledged, notApplied]) {
+          const was = before.get(id)!
+          // id, campaign, caller, operation, params hash, epoch, state, outcome code, task id, times and who resolved it stay
+          expect(await ledger.get(id), id).toEqual({
+            ...was,
+            params: null,
+            answer: null,
+            resolution: was.resolution === null ? null : { ...was.resolution, note: null },
+            prunedAt: 6_000
+          })
+        }
+        expect((await ledger.get(acknowledged))?.resolution).toEqual({ kind: 'acknowledge', by: 'admin', at: 3_000, note: null, resolution: 'assume_applied' })
+        for (const id of [stillAmbiguous, pending.requestId, recent]) expect(await ledger.get(id), id).toEqual(before.get(id))
+        // the bound task's record stays, so the task still resolves to it
+        expect(await ledger.getBoundTask('camp-1')).toEqual({ campaignId: 'camp-1', taskId: 'task-1', requestId: bound, boundAt: 2_000 })
+        // a pruned record is not pruned again; a later window takes the recent one
+        expect(await ledger.pruneResolvedBefore(20_000, 100, 7_000)).toBe(1)
+        expect((await ledger.get(applied[0]!))?.prunedAt).toBe(6_000)
+        expect((await ledger.get(recent))?.prunedAt).toBe(7_000)
+        // a pruned id is still used: never inserted again
+        expect(await put(pendingRecord({ requestId: applied[0]! }))).toBe('exists')
+      })
+    })
+
+    describe('controller bindings (docs/design.md#controller-bindings)', () => {
+      const binding = (controllerId: string, identity: string, boundAt = 10) => ({ controllerId, identity, caller: identity.split(/[:#]/).at(-1)!, boundAt })
+
+      it('binds an id to the first identity; the same identity again changes nothing; another gets the binding in force', async () => {
+        const first = binding('Ctl-Alpha', 'jwt:https://idp.example#alice')
+        expect(await ledger.bindController(first)).toEqual(first)
+        expect(await ledger.bindController({ ...first, caller: 'alice-renamed', boundAt: 99 })).toEqual(first)
+        expect(await ledger.bindController(binding('Ctl-Alpha', 'static:mallory', 50))).toEqual(first)
+        // ids that differ only in letter case are one
+        expect(await ledger.bindController(binding('ctl-alpha', 'static:mallory', 51))).toEqual(first)
+        expect(await ledger.bindController(binding('CTL-ALPHA', 'jwt:https://idp.example#alice', 52))).toEqual(first)
+        expect(await ledger.listControllerBindings()).toEqual([first])
+      })
+
+      it('lists every binding in controller id order, letter case aside, byte order for the rest; removes one in any case', async () => {
+        const ids = ['beta', 'Charlie', 'Alpha', 'ctl-z', 'ctla']
+        for (const [i, id] of ids.entries()) await ledger.bindController(binding(id, `static:c${i}`, i))
+        expect((await ledger.listControllerBindings()).map((b) => b.controllerId)).toEqual(['Alpha', 'beta', 'Charlie', 'ctl-z', 'ctla'])
+        expect(await ledger.removeControllerBinding('CHARLIE')).toBe(true)
+        expect(await ledger.removeControllerBinding('charlie')).toBe(false)
+        expect(await ledger.removeControllerBinding('no-such-controller')).toBe(false)
+        expect((await ledger.listControllerBindings()).map((b) => b.controllerId)).toEqual(['Alpha', 'beta', 'ctl-z', 'ctla'])
+        // once removed, the id is free for whoever presents it next
+        const next = binding('charlie', 'static:newcomer', 77)
+        expect(await ledger.bindController(next)).toEqual(next)
       })
     })
 
@@ -370,8 +667,9 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
       it('one per campaign, overwritten by the next binding', async () => {
         const first = pendingRecord({ operation: 'submit' })
         const second = pendingRecord({ operation: 'submit' })
-        await ledger.insertPending(first)
-        await ledger.insertPending(second)
+        expect(await put(first)).toBe('inserted')
+        await ledger.recordOutcome(first.requestId, appliedOutcome(2_000, 'task-1'))
+        expect(await put(second)).toBe('inserted')
         expect(await ledger.getBoundTask('camp-1')).toBeUndefined()
         await ledger.setBoundTask({ campaignId: 'camp-1', taskId: 'task-1', requestId: first.requestId, boundAt: 10 })
         expect(await ledger.getBoundTask('camp-1')).toEqual({ campaignId: 'camp-1', taskId: 'task-1', requestId: first.requestId, boundAt: 10 })
@@ -382,7 +680,7 @@ export function ledgerContract (name: string, make: () => Promise<Ledger>): void
 
       it('clearBoundTask leaves the campaign with none, and others untouched', async () => {
         const r = pendingRecord({ operation: 'submit' })
-        await ledger.insertPending(r)
+        await put(r)
         await ledger.setBoundTask({ campaignId: 'camp-1', taskId: 'task-1', requestId: r.requestId, boundAt: 10 })
         await ledger.setBoundTask({ campaignId: 'camp-2', taskId: 'task-2', requestId: r.requestId, boundAt: 10 })
         await ledger.clearBoundTask('camp-1')

@@ -1,6 +1,7 @@
 // The SQLite ledger (docs/design.md#ledger): the shared contract on a temp file and in memory,
-// then what only SQLite has — the pragmas, migrations, durability across reopen and a killed
-// process, one owner per file across two processes, and the size of a large file.
+// then what only SQLite has — the pragmas, migrations (an older file's extra pending records
+// turned ambiguous by migration 3), durability across reopen and a killed process, one owner per
+// file across two processes, and the size of a large file.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
@@ -10,18 +11,23 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { LedgerLockedError, createLedger, createSqliteLedger, sqliteDatabaseOf } from '../../src/ledger/index.js'
+import { LedgerLockedError, ambiguousAnswer, createLedger, createSqliteLedger, sqliteDatabaseOf } from '../../src/ledger/index.js'
+import type { Ledger } from '../../src/ledger/types.js'
 import { migrate, migrations } from '../../src/ledger/sqlite/migrations.js'
-import { ledgerContract } from './contract.js'
-import { appliedOutcome, pendingRecord } from './records.js'
+import { ledgerContract, type LedgerHarness } from './contract.js'
+import { appliedOutcome, insert, pendingRecord } from './records.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-test-'))
 afterAll(() => { rmSync(dir, { recursive: true, force: true }) })
 const tempPath = (): string => join(dir, `${randomBytes(6).toString('hex')}.db`)
 const lockedMessage = (path: string): string => `ledger file ${path} is in use by another gateway process (SQLite allows one owner)`
 
-ledgerContract('sqlite file', async () => createSqliteLedger({ path: tempPath() }))
-ledgerContract('sqlite in memory (createLedger)', async () => createLedger('sqlite::memory:'))
+/** SQL behind the ledger's back goes straight to its database */
+const harness = (ledger: Ledger): LedgerHarness => ({ ledger, exec: async (sql) => { sqliteDatabaseOf(ledger)!.exec(sql) } })
+// one process owns the file, so the ledger's clock is the one it is given: exact
+ledgerContract('sqlite file', async (now) => harness(createSqliteLedger({ path: tempPath(), now })), { clockSlackMs: 0 })
+ledgerContract('sqlite in memory', async (now) => harness(createSqliteLedger({ path: ':memory:', now })), { clockSlackMs: 0 })
+ledgerContract('sqlite in memory (createLedger)', async (now) => harness(await createLedger('sqlite::memory:', { now })), { clockSlackMs: 0 })
 
 describe('createLedger', () => {
   it('opens sqlite:<path>, creating the directory', async () => {
@@ -68,7 +74,7 @@ describe('sqlite file', () => {
     const db = sqliteDatabaseOf(ledger)!
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()
-    expect(tables).toEqual(['bound_tasks', 'campaign_leases', 'mutation_records'])
+    expect(tables).toEqual(['bound_tasks', 'campaign_generations', 'campaign_leases', 'controller_bindings', 'mutation_records'])
     expect(migrate(db)).toEqual({ from: migrations.length, to: migrations.length })
     await ledger.close()
   })
@@ -84,7 +90,7 @@ describe('sqlite file', () => {
     old.close()
     const ledger = createSqliteLedger({ path })
     const db = sqliteDatabaseOf(ledger)!
-    expect(db.pragma('user_version', { simple: true })).toBe(2)
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
     expect((await ledger.listUnresolved({ limit: 10 })).map((x) => x.requestId)).toEqual([r.requestId])
     // the listing reads the partial index, whichever state it filters on
     for (const state of [null, 'ambiguous']) {
@@ -94,6 +100,70 @@ describe('sqlite file', () => {
         ORDER BY created_at, request_id LIMIT 10`).all({ state, afterAt: -1, afterId: '' }) as Array<{ detail: string }>
       expect(plan.map((p) => p.detail).join('\n'), String(state)).toMatch(/USING (COVERING )?INDEX mutation_records_unresolved_all/)
     }
+    await ledger.close()
+  })
+
+  it('a file at version 2 holding two pending records of a campaign: migration 3 keeps the older pending, turns the newer ambiguous, keeps the rest and its order', async () => {
+    const path = tempPath()
+    const old = new Database(path)
+    expect(migrate(old, migrations.slice(0, 2))).toEqual({ from: 0, to: 2 })
+    // what a gateway before migration 3 could leave: two pending records of camp-m
+    const put = old.prepare(`INSERT INTO mutation_records (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner,
+      deadline, created_at, state, updated_at, answer, outcome_code, task_id)
+      VALUES (@id, @campaign, 'alice', @op, @hash, '{"a":1}', 3, 'gw-old', 99000, @at, @state, @at, @answer, @code, @task)`)
+    const row = (id: string, campaign: string, op: string, state: string, at: number, o: { answer?: string; code?: string; task?: string } = {}): void => {
+      put.run({ id, campaign, op, state, at, hash: 'c'.repeat(64), answer: o.answer ?? null, code: o.code ?? null, task: o.task ?? null })
+    }
+    const ambiguousJson = JSON.stringify(ambiguousAnswer('camp-m', 'mig-ambiguous'))
+    row('mig-applied', 'camp-m', 'submit', 'applied', 1_000, { answer: '{"httpStatus":202,"body":{"taskId":"task-m"}}', task: 'task-m' })
+    row('mig-pending-old', 'camp-m', 'intervene', 'pending', 2_000)
+    row('mig-ambiguous', 'camp-m', 'intervene', 'ambiguous', 3_000, { answer: ambiguousJson, code: 'ambiguous_write' })
+    row('mig-pending-new', 'camp-m', 'renew', 'pending', 4_000)
+    row('mig-other', 'camp-o', 'claim', 'pending', 500)
+    old.prepare("INSERT INTO bound_tasks (campaign_id, task_id, request_id, bound_at) VALUES ('camp-m', 'task-m', 'mig-applied', 1500)").run()
+    const order = old.prepare('SELECT request_id FROM mutation_records ORDER BY rowid').pluck().all()
+    old.close()
+
+    const ledger = createSqliteLedger({ path })
+    const db = sqliteDatabaseOf(ledger)!
+    expect(db.pragma('user_version', { simple: true })).toBe(3)
+    expect(await ledger.get('mig-pending-old')).toMatchObject({ state: 'pending', answer: null, outcomeCode: null, updatedAt: 2_000, prunedAt: null })
+    expect(await ledger.get('mig-pending-new')).toMatchObject({
+      state: 'ambiguous', outcomeCode: 'ambiguous_write', answer: ambiguousAnswer('camp-m', 'mig-pending-new'), params: { a: 1 }, owner: 'gw-old', createdAt: 4_000, deadline: 99_000
+    })
+    expect(await ledger.get('mig-ambiguous')).toMatchObject({ state: 'ambiguous', answer: JSON.parse(ambiguousJson) })
+    // the only pending record of its campaign stays pending
+    expect((await ledger.get('mig-other'))?.state).toBe('pending')
+    // the bound task still resolves to its record, and the reference is still enforced
+    expect(await ledger.getBoundTask('camp-m')).toEqual({ campaignId: 'camp-m', taskId: 'task-m', requestId: 'mig-applied', boundAt: 1_500 })
+    expect(await ledger.get('mig-applied')).toMatchObject({ state: 'applied', taskId: 'task-m' })
+    await expect(ledger.setBoundTask({ campaignId: 'camp-x', taskId: 't', requestId: 'no-such-request', boundAt: 1 })).rejects.toThrow()
+    expect(db.prepare('SELECT request_id FROM mutation_records ORDER BY rowid').pluck().all()).toEqual(order)
+    // generations seeded from the records; the oldest unresolved record blocks, the index holds
+    expect(await ledger.ticket('camp-m')).toEqual({ campaignId: 'camp-m', generation: 4, blocker: await ledger.get('mig-pending-old') })
+    expect((await ledger.ticket('camp-o')).generation).toBe(1)
+    expect(await insert(ledger, pendingRecord({ campaignId: 'camp-m' }))).toBe('blocked')
+    expect(() => db.prepare(`INSERT INTO mutation_records (request_id, campaign_id, caller, operation, params_hash, params, owner, deadline, created_at, state, updated_at)
+      VALUES ('sneaked', 'camp-m', 'x', 'claim', 'h', '{}', 'x', 1, 1, 'pending', 1)`).run()).toThrow(/UNIQUE/)
+    // the rebuilt table takes the new operation
+    expect(await insert(ledger, pendingRecord({ campaignId: 'camp-f', operation: 'fence', controllerEpoch: null }))).toBe('inserted')
+    const after = await ledger.exportRecords({ limit: 100 })
+
+    // migrating again changes nothing, in place or at the next open
+    expect(migrate(db)).toEqual({ from: 3, to: 3 })
+    await ledger.close()
+    const again = createSqliteLedger({ path })
+    expect(await again.exportRecords({ limit: 100 })).toEqual(after)
+    expect((await again.ticket('camp-m')).generation).toBe(4)
+    await again.close()
+  })
+
+  it('the ledger\'s clock is this process\'s unless given', async () => {
+    const ledger = createSqliteLedger({ path: ':memory:' })
+    const t0 = Date.now()
+    const now = await ledger.now()
+    expect(now).toBeGreaterThanOrEqual(t0)
+    expect(now).toBeLessThanOrEqual(Date.now())
     await ledger.close()
   })
 
@@ -111,7 +181,7 @@ describe('sqlite file', () => {
     const path = tempPath()
     const r = pendingRecord({ operation: 'submit' })
     const first = createSqliteLedger({ path })
-    await first.insertPending(r)
+    expect(await insert(first, r)).toBe('inserted')
     await first.recordOutcome(r.requestId, appliedOutcome(2_000, 'task-1'))
     await first.putLease('camp-1', { controllerId: 'alice', epoch: 3, expiresAt: 99 }, 5)
     await first.setBoundTask({ campaignId: 'camp-1', taskId: 'task-1', requestId: r.requestId, boundAt: 6 })
@@ -202,7 +272,7 @@ describe('sqlite file across processes', () => {
     await once(writer, 'exit')
 
     const ledger = createSqliteLedger({ path })
-    const records = await ledger.listByCampaign('camp-1')
+    const records = await ledger.exportRecords({ limit: 100 })
     expect(records).toHaveLength(50)
     expect(records.filter(r => r.state === 'applied')).toHaveLength(25)
     expect(await ledger.expireAllPending(1)).toHaveLength(25)
@@ -211,7 +281,8 @@ describe('sqlite file across processes', () => {
 })
 
 describe('sqlite file size', () => {
-  it('100,000 records of realistic size stay well below 200 MB', { timeout: 30_000 }, async () => {
+  // each record takes its campaign's ticket first, as the pipeline does: about twice the statements of a bare insert
+  it('100,000 records of realistic size stay well below 200 MB', { timeout: 120_000 }, async () => {
     const path = tempPath()
     const ledger = createSqliteLedger({ path })
     const db = sqliteDatabaseOf(ledger)!
@@ -228,9 +299,9 @@ describe('sqlite file size', () => {
           params: { intervention: { kind: 'adjust_learning_rate', value: 0.0003, step: i, reason: `plateau after warmup on shard ${i % 7}; lowering the rate for stability`, tags: ['auto', 'lr'] } },
           owner: 'gateway-7f3c9a2b',
           createdAt: 1_700_000_000_000 + i,
-          deadline: 1_700_000_090_000 + i
+          waitMs: 90_000
         })
-        await ledger.insertPending(r)
+        await insert(ledger, r)
         await ledger.recordOutcome(r.requestId, {
           state: 'applied',
           answer: { httpStatus: 200, body: { requestId: r.requestId, campaignId: r.campaignId, accepted: true, lease: { controllerId: 'controller-team-a', epoch: 12, expiresAt: 1_700_000_600 } } },
