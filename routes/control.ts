@@ -9,7 +9,7 @@ import { validatorCompiler } from '../src/plugins/error-handler.js'
 import type { MutationOperation } from '../src/ledger/types.js'
 import {
   AcceptedAnswerSchema, CAMPAIGN_ID_EXAMPLE, CampaignIdSchema, CanceledAnswerSchema, ControlViewSchema, LeaseAnswerSchema,
-  MUTATION_BODY_SCHEMAS, ReleasedAnswerSchema, RequestViewSchema, SubmittedAnswerSchema
+  MUTATION_BODY_SCHEMAS, PrunedAnswerSchema, ReleasedAnswerSchema, RequestViewSchema, SubmittedAnswerSchema
 } from '../schemas/control.js'
 import { AUTHENTICATED, MUTATION, NEEDS_LEASE, UPSTREAM_READ, USES_LEDGER, WITH_PATH_PARAMS, answers, type OkAnswer } from '../schemas/responses.js'
 import type { ErrorCode } from '../src/errors.js'
@@ -17,9 +17,14 @@ import type { ErrorCode } from '../src/errors.js'
 const Params = z.strictObject({ campaignId: CampaignIdSchema.meta({ example: CAMPAIGN_ID_EXAMPLE }) })
 const Headers = z.looseObject({ 'idempotency-key': z.string().optional().describe('The request id, instead of requestId in the body (8-128 characters of [A-Za-z0-9._:-]); both given, they must agree.').meta({ example: 'claim-2026-12-01-a1' }) })
 
-/** a resolved request replays as its record (docs/design.md#reconcile-and-acknowledge) */
-const or = <T extends z.ZodType>(s: T) => z.union([s, RequestViewSchema])
-const REPLAY_OF_RESOLVED = ' A request id whose ambiguous outcome was since resolved answers its Request record instead.'
+/**
+ * a resolved request replays as its record (docs/design.md#reconcile-and-acknowledge), an applied
+ * one retention pruned as its final state (docs/design.md#request-ids-are-forever). The record
+ * comes before the pruned answer: the first that fits is what is sent, and a pruned resolved
+ * record would fit the pruned answer too, losing its resolution
+ */
+const or = <T extends z.ZodType>(s: T) => z.union([s, RequestViewSchema, PrunedAnswerSchema])
+const REPLAY_OF_RESOLVED = ' A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer.'
 
 const MUTATIONS: Array<{ op: MutationOperation; operationId: string; path: string; summary: string; ok: Record<number, OkAnswer>; errors: readonly ErrorCode[]; scope?: 'admin' }> = [
   {
@@ -52,7 +57,8 @@ const MUTATIONS: Array<{ op: MutationOperation; operationId: string; path: strin
     path: 'submissions',
     summary: 'Submit work: non-blocking message/send; the task becomes the bound task',
     ok: {
-      202: { schema: SubmittedAnswerSchema, description: 'The remote accepted the work as a task, which is now the campaign\'s bound task (the one cancel targets); follow it with GET /v1/tasks/{taskId}.' },
+      // the pruned answer first: a submitted answer never carries `pruned`, a pruned one would fit the submitted answer stripped of it
+      202: { schema: z.union([PrunedAnswerSchema, SubmittedAnswerSchema]), description: 'The remote accepted the work as a task, which is now the campaign\'s bound task (the one cancel targets); follow it with GET /v1/tasks/{taskId}. A replay of a submission whose record retention pruned answers its PrunedAnswer.' },
       200: { schema: RequestViewSchema, description: 'A replay of a request id whose ambiguous outcome was since resolved: its Request record.' }
     },
     errors: [...MUTATION, ...NEEDS_LEASE]

@@ -81,6 +81,22 @@ export const SubmittedAnswerSchema = z.object({ requestId: z.string(), taskId: z
   .meta({ example: { requestId: 'submit-2026-12-01-a3', taskId: 'task-7f3c2a91', state: 'submitted' } })
 export const CanceledAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), taskId: z.string(), state: z.string() })
   .meta({ example: { requestId: 'cancel-2026-12-01-a4', campaignId: 'camp-2026-q4', taskId: 'task-7f3c2a91', state: 'canceled' } })
+/**
+ * what an applied request id replays once retention pruned its record (docs/design.md#request-ids-are-forever):
+ * its final state, from what stays of it; the original answer is gone
+ */
+export const PrunedAnswerSchema = z.object({
+  requestId: z.string(),
+  campaignId: z.string(),
+  operation: z.enum(MUTATION_OPERATIONS),
+  state: z.literal('applied'),
+  taskId: z.string().nullable(),
+  pruned: z.literal(true)
+}).meta({
+  id: 'PrunedAnswer',
+  description: 'A replay of an applied request id whose record retention pruned: its final state; the original answer is gone.',
+  example: { requestId: 'iv-2026-09-01-a6', campaignId: 'camp-2026-q3', operation: 'intervene', state: 'applied', taskId: null, pruned: true }
+})
 
 export const ResolutionSchema = z.object({
   kind: z.enum(['reconcile', 'acknowledge']),
@@ -105,7 +121,8 @@ export const RequestViewSchema = z.object({
   reconcileFailures: z.number().int().optional(),
   resolution: ResolutionSchema.nullable().optional(),
   params: z.unknown().optional().describe('The normalised body.'),
-  answer: z.object({ httpStatus: z.number().int(), body: z.unknown() }).optional().describe('The stored answer a replay of the request id gets.')
+  answer: z.object({ httpStatus: z.number().int(), body: z.unknown() }).optional().describe('The stored answer a replay of the request id gets.'),
+  pruned: z.literal(true).optional().describe('Only on a replay of a resolved request id that retention pruned: its params, answer and resolution note are gone.')
 }).meta({
   id: 'Request',
   description: 'A mutation record. To its own caller or an admin every field; to any other caller with read only requestId, operation, state, caller, createdAt and updatedAt.',

@@ -547,6 +547,28 @@ export interface components {
             expiresAt: number;
         };
         /**
+         * @description A replay of an applied request id whose record retention pruned: its final state; the original answer is gone.
+         * @example {
+         *       "requestId": "iv-2026-09-01-a6",
+         *       "campaignId": "camp-2026-q3",
+         *       "operation": "intervene",
+         *       "state": "applied",
+         *       "taskId": null,
+         *       "pruned": true
+         *     }
+         */
+        PrunedAnswer: {
+            requestId: string;
+            campaignId: string;
+            /** @enum {string} */
+            operation: "claim" | "renew" | "release" | "submit" | "intervene" | "cancel" | "fence";
+            /** @enum {string} */
+            state: "applied";
+            taskId: string | null;
+            /** @enum {boolean} */
+            pruned: true;
+        };
+        /**
          * @example {
          *       "requestId": "release-2026-12-01-a5"
          *     }
@@ -640,6 +662,11 @@ export interface components {
                 httpStatus: number;
                 body: unknown;
             };
+            /**
+             * @description Only on a replay of a resolved request id that retention pruned: its params, answer and resolution note are gone.
+             * @enum {boolean}
+             */
+            pruned?: true;
         };
         RequestList: {
             campaignId: string;
@@ -1603,7 +1630,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote granted the lease: the caller is the campaign's controller until lease.expiresAt, at lease.epoch. A request id whose ambiguous outcome was since resolved answers its Request record instead. */
+            /** @description The remote granted the lease: the caller is the campaign's controller until lease.expiresAt, at lease.epoch. A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -1615,7 +1642,7 @@ export interface operations {
                         requestId: string;
                         campaignId: string;
                         lease: components["schemas"]["Lease"];
-                    } | components["schemas"]["Request"];
+                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
@@ -1773,7 +1800,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote renewed the lease and read_control shows exactly the renewed lease. A request id whose ambiguous outcome was since resolved answers its Request record instead. */
+            /** @description The remote renewed the lease and read_control shows exactly the renewed lease. A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -1785,7 +1812,7 @@ export interface operations {
                         requestId: string;
                         campaignId: string;
                         lease: components["schemas"]["Lease"];
-                    } | components["schemas"]["Request"];
+                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
@@ -1963,7 +1990,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote released the lease: the campaign has no controller. A request id whose ambiguous outcome was since resolved answers its Request record instead. */
+            /** @description The remote released the lease: the campaign has no controller. A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -1976,7 +2003,7 @@ export interface operations {
                         campaignId: string;
                         /** @enum {boolean} */
                         released: true;
-                    } | components["schemas"]["Request"];
+                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
@@ -2164,7 +2191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Request"];
                 };
             };
-            /** @description The remote accepted the work as a task, which is now the campaign's bound task (the one cancel targets); follow it with GET /v1/tasks/{taskId}. */
+            /** @description The remote accepted the work as a task, which is now the campaign's bound task (the one cancel targets); follow it with GET /v1/tasks/{taskId}. A replay of a submission whose record retention pruned answers its PrunedAnswer. */
             202: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -2172,7 +2199,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": components["schemas"]["PrunedAnswer"] | {
                         requestId: string;
                         taskId: string;
                         /** @description The task's A2A state as the remote answered the submission. */
@@ -2354,7 +2381,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote accepted the intervention. A request id whose ambiguous outcome was since resolved answers its Request record instead. */
+            /** @description The remote accepted the intervention. A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -2367,7 +2394,7 @@ export interface operations {
                         campaignId: string;
                         /** @enum {boolean} */
                         accepted: true;
-                    } | components["schemas"]["Request"];
+                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
@@ -2544,7 +2571,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote canceled the campaign's bound task; state is the task's state as the remote answered the cancel. A request id whose ambiguous outcome was since resolved answers its Request record instead. */
+            /** @description The remote canceled the campaign's bound task; state is the task's state as the remote answered the cancel. A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -2557,7 +2584,7 @@ export interface operations {
                         campaignId: string;
                         taskId: string;
                         state: string;
-                    } | components["schemas"]["Request"];
+                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
@@ -2735,7 +2762,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote granted the admin the lease at a higher epoch: every record of the campaign under a lower epoch can no longer apply, and may be acknowledged assume_not_applied (a cancel still after its deadline). A request id whose ambiguous outcome was since resolved answers its Request record instead. */
+            /** @description The remote granted the admin the lease at a higher epoch: every record of the campaign under a lower epoch can no longer apply, and may be acknowledged assume_not_applied (a cancel still after its deadline). A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -2747,7 +2774,7 @@ export interface operations {
                         requestId: string;
                         campaignId: string;
                         lease: components["schemas"]["Lease"];
-                    } | components["schemas"]["Request"];
+                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
