@@ -51,7 +51,7 @@ const EnvSchema = z.object({
   GATEWAY_CONTROL_ENABLED: bool.default(false),
   GATEWAY_LEASE_SAFETY_MS: int(0, 3_600_000).default(2000),
   GATEWAY_LEDGER_URL: z.string().min(1).optional(),
-  // resolved records older than this are deleted; 0 keeps them forever (docs/design.md#operating-the-ledger)
+  // resolved records older than this are pruned (params, answers, notes), never deleted; 0 keeps them whole (docs/design.md#request-ids-are-forever)
   GATEWAY_LEDGER_RETENTION_DAYS: int(0, 36_500).default(90),
   GATEWAY_REDIS_URL: z.string().min(1).optional(),
   GATEWAY_RATE_LIMIT_READ: int(1, 10_000_000).default(600),
@@ -171,7 +171,7 @@ export interface Config {
   controlEnabled: boolean
   leaseSafetyMs: number
   ledgerUrl: string
-  /** resolved records older than this many ms are deleted; undefined: kept forever */
+  /** resolved records older than this many ms are pruned, never deleted; undefined: kept whole */
   ledgerRetentionMs: number | undefined
   redisUrl: string | undefined
   rateLimitRead: number
