@@ -34,7 +34,7 @@ export interface ControlPlaneOptions {
   lockWaitMs?: number
   /** how often overdue pending records are swept (default 10 s) */
   sweepIntervalMs?: number
-  /** resolved records older than this are deleted (docs/design.md#operating-the-ledger); undefined: kept forever */
+  /** resolved records older than this are pruned, never deleted (docs/design.md#request-ids-are-forever); undefined: kept whole forever */
   retentionMs?: number | undefined
   /** how often retention runs (default 10 min; once a minute after start) */
   retentionIntervalMs?: number
