@@ -265,6 +265,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/campaigns/{campaignId}/control/fence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An admin claims a campaign blocked by an ambiguous record, under the admin's own controller id (claim_control)
+         * @description Needs the `admin` scope. The runbook's way out where the remote has no request_status (docs/runbooks/ambiguous-write.md): a claim, allowed while the campaign is blocked by an ambiguous record (never while one is pending). Single-shot as every mutation; its own outcome is reconcilable.
+         */
+        post: operations["fenceControl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns/{campaignId}/requests": {
         parameters: {
             query?: never;
@@ -385,6 +405,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/controllers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The controller ids bound to a caller identity, in controller id order
+         * @description Needs the `admin` scope. Ledger only. A controller id is held by the first caller identity that used it in a mutation; another identity presenting it is 403 controller_conflict.
+         */
+        get: operations["listControllerBindings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/controllers/{controllerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a controller id's binding, in any letter case
+         * @description Needs the `admin` scope. Ledger only. The next caller identity to use the id in a mutation binds it. Leases the remote holds under the id are untouched.
+         */
+        delete: operations["removeControllerBinding"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -461,6 +521,27 @@ export interface components {
         };
         /**
          * @example {
+         *       "controllerId": "ctl-research-1",
+         *       "identity": "jwt:https://idp.example/realms/ml#5f1c9a2e-7d41-4b8e-9a3c-2e0b6f4d8c17",
+         *       "caller": "jwt:research-team",
+         *       "boundAt": "2026-12-01T21:04:11.532Z"
+         *     }
+         */
+        ControllerBinding: {
+            /** @description As first presented; ids that differ only in letter case are one. */
+            controllerId: string;
+            /** @description static:<caller name>, or jwt:<issuer>#<subject> for a caller from the identity provider. */
+            identity: string;
+            /** @description The caller's name when it bound the id. */
+            caller: string;
+            /** @description ISO 8601 */
+            boundAt: string;
+        };
+        ControllerBindingList: {
+            controllers: components["schemas"]["ControllerBinding"][];
+        };
+        /**
+         * @example {
          *       "code": "ambiguous_write",
          *       "message": "The outcome of the mutation is unknown; reconcile it.",
          *       "requestId": "iv-2026-12-01-a1",
@@ -481,6 +562,18 @@ export interface components {
             missingPrerequisites?: string[];
             /** @description The path that reconciles the request (504 ambiguous_write, 409 ambiguity_unresolved). */
             reconcile?: string;
+        };
+        /**
+         * @example {
+         *       "requestId": "fence-2026-12-02-ops1",
+         *       "ttlSeconds": 300
+         *     }
+         */
+        FenceBody: {
+            /** @description The mutation's request id, unique across the ledger and sent upstream as request_id; or the Idempotency-Key header. Repeating it replays the stored answer. */
+            requestId?: string;
+            /** @description How long the lease lasts from now, in seconds. */
+            ttlSeconds: number;
         };
         /**
          * @example {
@@ -574,7 +667,7 @@ export interface components {
         Request: {
             requestId: string;
             /** @enum {string} */
-            operation: "claim" | "renew" | "release" | "submit" | "intervene" | "cancel";
+            operation: "claim" | "renew" | "release" | "submit" | "intervene" | "cancel" | "fence";
             /**
              * @description pending: sent or about to be, outcome not written; ambiguous: the outcome is unknown, reconcile it; not_applied: an ambiguous request resolved as never applied.
              * @enum {string}
@@ -1609,6 +1702,7 @@ export interface operations {
             /**
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
+             *     - `controller_conflict`: Another caller identity holds this controller id.
              */
             403: {
                 headers: {
@@ -1620,7 +1714,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict";
                         };
                     };
                 };
@@ -1699,6 +1793,7 @@ export interface operations {
              *     - `overloaded` (retryable): The gateway is overloaded; retry shortly.
              *     - `ledger_unavailable` (retryable): The ledger is unavailable.
              *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `clock_skew` (retryable): This replica's clock is too far from the ledger's or the remote's; nothing was sent.
              *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
              */
             503: {
@@ -1713,7 +1808,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "clock_skew" | "connection_closing";
                         };
                     };
                 };
@@ -1777,6 +1872,7 @@ export interface operations {
             /**
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
+             *     - `controller_conflict`: Another caller identity holds this controller id.
              */
             403: {
                 headers: {
@@ -1788,7 +1884,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict";
                         };
                     };
                 };
@@ -1869,6 +1965,7 @@ export interface operations {
              *     - `overloaded` (retryable): The gateway is overloaded; retry shortly.
              *     - `ledger_unavailable` (retryable): The ledger is unavailable.
              *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `clock_skew` (retryable): This replica's clock is too far from the ledger's or the remote's; nothing was sent.
              *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
              */
             503: {
@@ -1883,7 +1980,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "clock_skew" | "connection_closing";
                         };
                     };
                 };
@@ -1966,6 +2063,7 @@ export interface operations {
             /**
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
+             *     - `controller_conflict`: Another caller identity holds this controller id.
              */
             403: {
                 headers: {
@@ -1977,7 +2075,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict";
                         };
                     };
                 };
@@ -2057,6 +2155,7 @@ export interface operations {
              *     - `overloaded` (retryable): The gateway is overloaded; retry shortly.
              *     - `ledger_unavailable` (retryable): The ledger is unavailable.
              *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `clock_skew` (retryable): This replica's clock is too far from the ledger's or the remote's; nothing was sent.
              *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
              */
             503: {
@@ -2071,7 +2170,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "clock_skew" | "connection_closing";
                         };
                     };
                 };
@@ -2165,6 +2264,7 @@ export interface operations {
             /**
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
+             *     - `controller_conflict`: Another caller identity holds this controller id.
              */
             403: {
                 headers: {
@@ -2176,7 +2276,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict";
                         };
                     };
                 };
@@ -2256,6 +2356,7 @@ export interface operations {
              *     - `overloaded` (retryable): The gateway is overloaded; retry shortly.
              *     - `ledger_unavailable` (retryable): The ledger is unavailable.
              *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `clock_skew` (retryable): This replica's clock is too far from the ledger's or the remote's; nothing was sent.
              *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
              */
             503: {
@@ -2270,7 +2371,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "clock_skew" | "connection_closing";
                         };
                     };
                 };
@@ -2353,6 +2454,7 @@ export interface operations {
             /**
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
+             *     - `controller_conflict`: Another caller identity holds this controller id.
              */
             403: {
                 headers: {
@@ -2364,7 +2466,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict";
                         };
                     };
                 };
@@ -2444,6 +2546,7 @@ export interface operations {
              *     - `overloaded` (retryable): The gateway is overloaded; retry shortly.
              *     - `ledger_unavailable` (retryable): The ledger is unavailable.
              *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `clock_skew` (retryable): This replica's clock is too far from the ledger's or the remote's; nothing was sent.
              *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
              */
             503: {
@@ -2458,7 +2561,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "clock_skew" | "connection_closing";
                         };
                     };
                 };
@@ -2541,6 +2644,7 @@ export interface operations {
             /**
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
+             *     - `controller_conflict`: Another caller identity holds this controller id.
              */
             403: {
                 headers: {
@@ -2552,7 +2656,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict";
                         };
                     };
                 };
@@ -2633,6 +2737,7 @@ export interface operations {
              *     - `overloaded` (retryable): The gateway is overloaded; retry shortly.
              *     - `ledger_unavailable` (retryable): The ledger is unavailable.
              *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `clock_skew` (retryable): This replica's clock is too far from the ledger's or the remote's; nothing was sent.
              *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
              */
             503: {
@@ -2647,7 +2752,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "clock_skew" | "connection_closing";
                         };
                     };
                 };
@@ -2671,6 +2776,176 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    fenceControl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The request id, instead of requestId in the body (8-128 characters of [A-Za-z0-9._:-]); both given, they must agree. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FenceBody"];
+            };
+        };
+        responses: {
+            /** @description The remote granted the admin the lease at a higher epoch: every record of the campaign under a lower epoch can no longer apply, and may be acknowledged assume_not_applied (a cancel still after its deadline). A request id whose ambiguous outcome was since resolved answers its Request record instead. */
+            200: {
+                headers: {
+                    /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requestId: string;
+                        campaignId: string;
+                        lease: components["schemas"]["Lease"];
+                    } | components["schemas"]["Request"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: The request is invalid.
+             *     - `conflicting_fields`: Two fields that must agree do not.
+             *     - `constraints_not_relaxable`: The constraints envelope is fixed by the gateway and cannot be supplied.
+             *     - `reserved_field`: The body uses a field reserved for the gateway.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "invalid_request" | "conflicting_fields" | "constraints_not_relaxable" | "reserved_field";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /**
+             * @description - `forbidden`: The caller lacks the scope this route requires.
+             *     - `policy_rejected`: The remote refused the mutation by policy.
+             *     - `controller_conflict`: Another caller identity holds this controller id.
+             */
+            403: {
+                headers: {
+                    /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "forbidden" | "policy_rejected" | "controller_conflict";
+                        };
+                    };
+                };
+            };
+            /** @description - `not_found`: Not found. */
+            404: {
+                headers: {
+                    /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description - `lease_held_by_other`: Another controller holds the lease.
+             *     - `lease_expired`: The lease has expired or expires too soon.
+             *     - `stale_epoch`: The controller epoch is stale.
+             *     - `task_not_cancelable`: The task is not cancelable.
+             *     - `idempotency_key_conflict`: The request id is already used.
+             *     - `request_in_flight`: A request with this id is still in flight.
+             *     - `campaign_busy`: Another mutation of this campaign is in progress.
+             *     - `ambiguity_unresolved`: An earlier mutation of this campaign is unresolved.
+             */
+            409: {
+                headers: {
+                    /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "lease_held_by_other" | "lease_expired" | "stale_epoch" | "task_not_cancelable" | "idempotency_key_conflict" | "request_in_flight" | "campaign_busy" | "ambiguity_unresolved";
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            417: components["responses"]["ExpectationFailed"];
+            422: components["responses"]["IdempotencyKeyMismatch"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            /**
+             * @description - `upstream_invalid_response`: The remote answered with an invalid response.
+             *     - `upstream_rejected`: The remote rejected the request.
+             */
+            502: {
+                headers: {
+                    /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "upstream_invalid_response" | "upstream_rejected";
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `capability_unavailable`: The remote does not offer this capability.
+             *     - `upstream_unavailable` (retryable): The remote is unavailable.
+             *     - `overloaded` (retryable): The gateway is overloaded; retry shortly.
+             *     - `ledger_unavailable` (retryable): The ledger is unavailable.
+             *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `clock_skew` (retryable): This replica's clock is too far from the ledger's or the remote's; nothing was sent.
+             *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "clock_skew" | "connection_closing";
+                        };
+                    };
+                };
+            };
+            504: components["responses"]["AmbiguousWrite"];
         };
     };
     listCampaignRequests: {
@@ -3060,6 +3335,114 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["UpstreamInvalidResponse"];
+            /**
+             * @description - `overloaded` (retryable): The gateway is overloaded; retry shortly.
+             *     - `ledger_unavailable` (retryable): The ledger is unavailable.
+             *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listControllerBindings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every binding (none: an empty list). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ControllerBindingList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["UpstreamInvalidResponse"];
+            /**
+             * @description - `overloaded` (retryable): The gateway is overloaded; retry shortly.
+             *     - `ledger_unavailable` (retryable): The ledger is unavailable.
+             *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    removeControllerBinding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                controllerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The binding is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        controllerId: string;
+                        /** @enum {boolean} */
+                        removed: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
             417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeaderTooLarge"];
