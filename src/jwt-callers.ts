@@ -193,7 +193,7 @@ export function callerOf (payload: JWTPayload, claims: JwtClaims, token: string,
   // a name is written to the ledger, the logs and an operator's terminal (docs/design.md#callers)
   if (!safeName(name)) return { reason: 'claims', detail: `the ${claims.name} claim ${NAME_RULE}` }
   const { sub, iss } = payload
-  if (sub !== undefined && (typeof sub !== 'string' || sub === '' || sub.length > MAX_SUBJECT || !safeName(sub))) return { reason: 'claims', detail: `the sub claim must be a string of 1–${MAX_SUBJECT} characters that ${NAME_RULE.replace(/^must /, '')}` }
+  if (sub !== undefined && (typeof sub !== 'string' || sub === '' || sub.length > MAX_SUBJECT || !safeName(sub))) return { reason: 'claims', detail: `the sub claim must be a string of 1–${MAX_SUBJECT} characters, and ${NAME_RULE}` }
   const raw = payload[claims.scopes]
   const listed = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : []
   // only the gateway's scopes are taken; an IdP's other scopes and roles are ignored
