@@ -9,11 +9,34 @@ export type Scope = z.infer<typeof ScopeSchema>
 /** the prefix of every JWT caller's name (src/jwt-callers.ts): a static caller may not use it */
 export const JWT_NAME_PREFIX = 'jwt:'
 
+/**
+ * A controller id (docs/design.md#controller-bindings): ASCII only, so no two ids look alike
+ * (no full-width, zero-width or other look-alike), and ids that differ only in letter case are
+ * one id (`controllerKey`).
+ */
+export const CONTROLLER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
+export const CONTROLLER_ID_RULE = 'must be 1–128 ASCII characters: a letter or digit, then letters, digits, ".", "_", ":" or "-"'
+export const ControllerIdSchema = z.string().regex(CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE)
+/** the form two controller ids are compared in: letter case ignored */
+export const controllerKey = (controllerId: string): string => controllerId.toLowerCase()
+
+/**
+ * What no caller name holds, whatever its source (docs/design.md#callers): control characters
+ * (Cc: terminal escapes), format characters (Cf: zero-width and every bidirectional control,
+ * U+200E/F, U+202A–E, U+2066–9), lone surrogates and the line and paragraph separators. A name is
+ * written to the ledger, logs, the admin's listings and a terminal by the bin.
+ */
+const UNSAFE_IN_NAME = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u
+export const safeName = (name: string): boolean => !UNSAFE_IN_NAME.test(name)
+export const NAME_RULE = 'must not hold control, format (zero-width, bidirectional) or line-separator characters'
+
 export const CallerSchema = z.strictObject({
-  name: z.string().min(1).max(128).refine((n) => !n.startsWith(JWT_NAME_PREFIX), `must not start with "${JWT_NAME_PREFIX}" (reserved for callers from the identity provider)`),
+  name: z.string().min(1).max(128)
+    .refine((n) => !n.startsWith(JWT_NAME_PREFIX), `must not start with "${JWT_NAME_PREFIX}" (reserved for callers from the identity provider)`)
+    .refine(safeName, NAME_RULE),
   tokenSha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').transform((s) => s.toLowerCase()),
   scopes: z.array(ScopeSchema).min(1),
-  controllerId: z.string().min(1).max(128).optional(),
+  controllerId: ControllerIdSchema.optional(),
   // ISO 8601 with an offset (e.g. 2027-01-31T00:00:00Z); kept as ms since the epoch
   expiresAt: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset, e.g. 2027-01-31T00:00:00Z' }).transform((s) => Date.parse(s)).optional()
 }).refine((c) => !c.scopes.includes('control') || c.controllerId !== undefined, {
@@ -22,7 +45,14 @@ export const CallerSchema = z.strictObject({
   // judged whenever scopes and controllerId are themselves fine, so a bad digest does not hide it
   when: (p) => isObject(p.value) && p.issues.every((i) => i.path?.[0] !== 'scopes' && i.path?.[0] !== 'controllerId')
 })
-export type Caller = z.infer<typeof CallerSchema>
+/** a caller as the file (or GATEWAY_CALLERS) gives it; the schema is strict, so it holds no `identity` */
+export type StaticCaller = z.infer<typeof CallerSchema>
+/**
+ * An authenticated caller. `identity` is set by the authenticator alone, for a JWT caller
+ * (`jwt:<iss>#<sub>`, src/jwt-callers.ts); a static caller's is its name (src/control/identity.ts).
+ * Kept out of CallerSchema so that no callers file can claim another's identity.
+ */
+export type Caller = StaticCaller & { readonly identity?: string }
 
 export const CallersSchema = z.array(CallerSchema).min(1).superRefine((callers, ctx) => {
   const names = new Set<string>()
@@ -32,8 +62,10 @@ export const CallersSchema = z.array(CallerSchema).min(1).superRefine((callers, 
     if (names.has(c.name)) ctx.addIssue({ code: 'custom', message: `duplicate caller name "${c.name}"`, path: [i, 'name'] })
     if (digests.has(c.tokenSha256)) ctx.addIssue({ code: 'custom', message: 'two callers share one token digest', path: [i, 'tokenSha256'] })
     if (c.controllerId !== undefined && c.scopes.includes('control')) {
-      if (controllers.has(c.controllerId)) ctx.addIssue({ code: 'custom', message: `controllerId "${c.controllerId}" is not unique`, path: [i, 'controllerId'] })
-      controllers.add(c.controllerId)
+      // ids that differ only in letter case are one id (docs/design.md#controller-bindings)
+      const key = controllerKey(c.controllerId)
+      if (controllers.has(key)) ctx.addIssue({ code: 'custom', message: `controllerId "${c.controllerId}" is not unique (letter case aside)`, path: [i, 'controllerId'] })
+      controllers.add(key)
     }
     names.add(c.name)
     digests.add(c.tokenSha256)

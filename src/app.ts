@@ -39,6 +39,7 @@ import tasksRoutes from '../routes/tasks.js'
 import controlRoutes from '../routes/control.js'
 import requestRoutes from '../routes/requests.js'
 import ledgerRoutes from '../routes/ledger.js'
+import adminRoutes from '../routes/admin.js'
 
 export const BODY_LIMIT = 64 * 1024
 
@@ -126,5 +127,6 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(controlRoutes)
   await app.register(requestRoutes)
   await app.register(ledgerRoutes)
+  await app.register(adminRoutes)
   return app
 }

@@ -4,12 +4,14 @@
 // names an unknown kid at most once per GATEWAY_JWT_JWKS_MIN_REFRESH_MS. The algorithms are an
 // explicit list (never `none`, never HMAC); iss, aud, exp (required), nbf and iat are checked
 // with a small leeway. A verified token becomes a caller named `jwt:<name claim>` with the
-// gateway's scopes it holds; the control scope needs a controllerId claim, and a controllerId
-// claim without it is ignored. Every refusal has a reason, for the metric and a debug line only.
+// gateway's scopes it holds, whose identity is its issuer and subject (`jwt:<iss>#<sub>`,
+// docs/design.md#controller-bindings); the control scope needs a controllerId claim and a
+// subject, and a controllerId claim without it is ignored. Every refusal has a reason, for the
+// metric and a debug line only.
 import { Agent, request } from 'undici'
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
 import { z } from 'zod'
-import { JWT_NAME_PREFIX, ScopeSchema, type Caller, type Scope } from '../schemas/callers.js'
+import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE, JWT_NAME_PREFIX, NAME_RULE, ScopeSchema, controllerKey, safeName, type Caller, type Scope } from '../schemas/callers.js'
 import { BodyTooLarge, discardBody, readCappedBody } from './capped-body.js'
 import { sha256Hex } from './caller-tokens.js'
 import { parseJwks, trustedKeysFromFile } from './discovery/trusted-keys.js'
@@ -177,22 +179,37 @@ function reasonOf (err: unknown): RefusalReason {
 
 const SCOPES: ReadonlySet<string> = new Set(ScopeSchema.options)
 
-/** the caller a verified payload stands for under the claim mapping */
+/** the longest subject taken into an identity (OpenID Connect's bound: 255 characters) */
+const MAX_SUBJECT = 255
+
+/**
+ * The caller a verified payload stands for under the claim mapping. Its identity is the issuer
+ * and the subject, never the mapped name claim: a name is whatever the IdP lets a user pick, a
+ * subject is the IdP's own key for the principal (docs/design.md#controller-bindings).
+ */
 export function callerOf (payload: JWTPayload, claims: JwtClaims, token: string, staticControllerIds: ReadonlySet<string>): { caller: Caller } | { reason: RefusalReason; detail: string } {
   const name = payload[claims.name]
   if (typeof name !== 'string' || name === '' || name.length > 128 - JWT_NAME_PREFIX.length) return { reason: 'claims', detail: `the ${claims.name} claim must be a string of 1–${128 - JWT_NAME_PREFIX.length} characters` }
+  // a name is written to the ledger, the logs and an operator's terminal (docs/design.md#callers)
+  if (!safeName(name)) return { reason: 'claims', detail: `the ${claims.name} claim ${NAME_RULE}` }
+  const { sub, iss } = payload
+  if (sub !== undefined && (typeof sub !== 'string' || sub === '' || sub.length > MAX_SUBJECT || !safeName(sub))) return { reason: 'claims', detail: `the sub claim must be a string of 1–${MAX_SUBJECT} characters, and ${NAME_RULE}` }
   const raw = payload[claims.scopes]
   const listed = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : []
   // only the gateway's scopes are taken; an IdP's other scopes and roles are ignored
   const scopes = [...new Set(listed.filter((s): s is Scope => typeof s === 'string' && SCOPES.has(s)))]
-  const id = payload[claims.controllerId]
-  const controllerId = typeof id === 'string' && id !== '' && id.length <= 128 ? id : undefined
-  const caller: Caller = { name: `${JWT_NAME_PREFIX}${name}`, tokenSha256: sha256Hex(token), scopes }
+  // jwtVerify has checked iss against GATEWAY_JWT_ISSUER; a token without sub has no identity
+  const identity = typeof iss === 'string' && sub !== undefined ? `jwt:${iss}#${sub}` : undefined
+  const caller: Caller = { name: `${JWT_NAME_PREFIX}${name}`, tokenSha256: sha256Hex(token), scopes, ...(identity !== undefined && { identity }) }
   if (scopes.includes('control')) {
-    // control needs a controller id from the verified token; without one the scope is dropped
-    if (controllerId === undefined) caller.scopes = scopes.filter((s) => s !== 'control')
-    else if (staticControllerIds.has(controllerId)) return { reason: 'controller_conflict', detail: 'the controllerId claim is a static caller\'s' }
-    else caller.controllerId = controllerId
+    const id = payload[claims.controllerId]
+    // control needs a controller id from the verified token, and an identity to bind it to;
+    // without either the scope is dropped
+    if (id === undefined || identity === undefined) caller.scopes = scopes.filter((s) => s !== 'control')
+    else if (typeof id !== 'string' || !CONTROLLER_ID_PATTERN.test(id)) return { reason: 'claims', detail: `the ${claims.controllerId} claim ${CONTROLLER_ID_RULE}` }
+    // a static caller's id in any letter case: the two would be one controller on the remote
+    else if (staticControllerIds.has(controllerKey(id))) return { reason: 'controller_conflict', detail: 'the controllerId claim is a static caller\'s' }
+    else caller.controllerId = id
   }
   return { caller }
 }

@@ -5,14 +5,17 @@
 // the old set or the new one, never a mix. Inline GATEWAY_CALLERS cannot change without a restart.
 import { readFileSync } from 'node:fs'
 import { fileStamp } from './file-stamp.js'
-import { CallersSchema, type Caller } from '../schemas/callers.js'
+import { CallersSchema, controllerKey, type Caller } from '../schemas/callers.js'
 import { indexCallers, type CallerIndex } from './caller-tokens.js'
 import { READABLE, configLines } from './validation.js'
 
 /** one generation of static callers: looked up by digest, and the controller ids they hold */
 export interface CallerSet {
   index: CallerIndex
-  /** the controllerIds of static callers with the control scope; a JWT caller may not claim one */
+  /**
+   * the controllerIds of static callers with the control scope, in `controllerKey` form (letter
+   * case aside): a JWT caller may not claim one (docs/design.md#controller-bindings)
+   */
   controllerIds: ReadonlySet<string>
 }
 
@@ -29,7 +32,7 @@ export const CALLERS_POLL_MS = 2000
 export function callerSet (callers: readonly Caller[]): CallerSet {
   return {
     index: indexCallers(callers),
-    controllerIds: new Set(callers.filter((c) => c.scopes.includes('control') && c.controllerId !== undefined).map((c) => c.controllerId!))
+    controllerIds: new Set(callers.filter((c) => c.scopes.includes('control') && c.controllerId !== undefined).map((c) => controllerKey(c.controllerId!)))
   }
 }
 

@@ -2,7 +2,7 @@
 // The bin: one table of commands (COMMANDS), each with its summary, its usage and its run.
 // `start` (the default) runs the gateway, `simulator` the OpenOperator simulator alone, `qualify`
 // the read-only deployment smoke (docs/design.md#qualification), `ledger` the ledger's
-// operations, `requests`/`reconcile`/`acknowledge` an operator's calls to a running gateway;
+// operations, `requests`/`reconcile`/`acknowledge`/`controllers` an operator's calls to a running gateway;
 // `help [command]`, `--help`/`-h` and `<command> --help` print usage on stdout, exit
 // 0. Configuration errors are printed (never a secret) and exit 1 (`qualify`: 2); an unknown
 // command or an argument a command does not take is one line and the usage on stderr, exit 2.
@@ -163,6 +163,17 @@ const COMMANDS: Record<string, Command> = {
   requests: operatorCommand('requests', 'list the unresolved mutation records, through a running gateway'),
   reconcile: operatorCommand('reconcile', 'ask the remote whether an ambiguous request was applied, through a running gateway'),
   acknowledge: operatorCommand('acknowledge', 'record an admin\'s decision on an ambiguous request, through a running gateway'),
+  controllers: {
+    summary: 'list or remove the controller ids bound to a caller identity, through a running gateway',
+    usage: async () => (await import('./controllers-command.js')).USAGE,
+    run: async (args) => {
+      const { runControllersCommand } = await import('./controllers-command.js')
+      process.exitCode = await runControllersCommand(args, process.env, {
+        out: (line) => { process.stdout.write(`${line}\n`) },
+        err: (line) => { process.stderr.write(`${line}\n`) }
+      })
+    }
+  },
   help: {
     summary: 'list the commands, or print one command\'s usage: help <command>',
     usage: `usage: ${BIN} help [command]\n  Lists the commands, or prints the usage of one (as ${BIN} <command> --help does).`,

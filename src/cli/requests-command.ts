@@ -19,7 +19,7 @@ type Env = Record<string, string | undefined>
 export const OPERATOR_COMMANDS = ['requests', 'reconcile', 'acknowledge'] as const
 export type OperatorCommand = typeof OPERATOR_COMMANDS[number]
 
-const DEFAULT_URL = 'http://127.0.0.1:8080'
+export const DEFAULT_URL = 'http://127.0.0.1:8080'
 /** reconcile is bounded by the gateway's read timeout (15 s by default); this only stops a hang */
 const TIMEOUT_MS = 60_000
 
@@ -79,16 +79,16 @@ function only (p: Parsed, allowed: string[], positional: number): void {
   if (p.positional.length !== positional) throw new UsageError(positional === 0 ? `unexpected argument ${p.positional[0] ?? ''}` : 'needs <campaignId> <requestId>')
 }
 
-interface Answer { status: number; retryAfter: string | undefined; body: unknown }
+export interface Answer { status: number; retryAfter: string | undefined; body: unknown }
 
 /** the error of a contract error body: `{error: {code, message, retryable, requestId?}}` */
-function errorOf (body: unknown): { code: string; message: string; retryable?: boolean; requestId?: string } | undefined {
+export function errorOf (body: unknown): { code: string; message: string; retryable?: boolean; requestId?: string } | undefined {
   const e = (body as { error?: unknown } | null)?.error as Record<string, unknown> | undefined
   if (e === undefined || e === null || typeof e.code !== 'string') return undefined
   return { code: e.code, message: typeof e.message === 'string' ? e.message : '', retryable: e.retryable === true, requestId: typeof e.requestId === 'string' ? e.requestId : undefined }
 }
 
-async function call (base: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+export async function call (base: string, token: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<Answer> {
   const url = new URL(path, base.endsWith('/') ? base : `${base}/`)
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' }
   if (body !== undefined) headers['content-type'] = 'application/json'

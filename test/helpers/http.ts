@@ -4,7 +4,7 @@ import { request } from 'undici'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into answers freely
 export interface JsonResponse { status: number; headers: Record<string, string | string[] | undefined>; body: any; text: string }
 
-export async function call (url: string, opts: { method?: 'GET' | 'POST'; token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<JsonResponse> {
+export async function call (url: string, opts: { method?: 'GET' | 'POST' | 'DELETE'; token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<JsonResponse> {
   const headers: Record<string, string> = { ...opts.headers }
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`
   let body: string | undefined = opts.rawBody

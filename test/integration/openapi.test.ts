@@ -43,7 +43,10 @@ const OPERATIONS: Record<string, { route: string; scope: 'read' | 'control' | 'a
   listUnresolvedRequests: { route: 'GET /v1/requests', scope: 'admin' },
   reconcileRequest: { route: 'POST /v1/campaigns/{campaignId}/requests/{requestId}/reconcile', scope: 'control' },
   acknowledgeRequest: { route: 'POST /v1/campaigns/{campaignId}/requests/{requestId}/acknowledge', scope: 'admin' },
-  backupLedger: { route: 'GET /v1/admin/ledger/backup', scope: 'admin' }
+  backupLedger: { route: 'GET /v1/admin/ledger/backup', scope: 'admin' },
+  fenceControl: { route: 'POST /v1/campaigns/{campaignId}/control/fence', scope: 'admin' },
+  listControllerBindings: { route: 'GET /v1/admin/controllers', scope: 'admin' },
+  removeControllerBinding: { route: 'DELETE /v1/admin/controllers/{controllerId}', scope: 'admin' }
 }
 
 let doc: Json
@@ -95,7 +98,7 @@ function urlOf (base: string, operationId: string, o: Hit): string {
 /** one call of an operation by its operationId, recorded and checked against the document */
 async function hit (base: string, operationId: string, o: Hit = {}): Promise<JsonResponse> {
   const { method } = byId(operationId)
-  const res = await call(urlOf(base, operationId, o), { method: method as 'GET' | 'POST', token: o.token, body: o.body, rawBody: o.rawBody, headers: { ...(o.rawBody !== undefined && { 'content-type': 'application/json' }), ...o.headers } })
+  const res = await call(urlOf(base, operationId, o), { method: method as 'GET' | 'POST' | 'DELETE', token: o.token, body: o.body, rawBody: o.rawBody, headers: { ...(o.rawBody !== undefined && { 'content-type': 'application/json' }), ...o.headers } })
   observed(operationId, res.status, res.body?.error?.code)
   return res
 }
@@ -351,6 +354,9 @@ describe('every error code a route answers is listed for that route and status',
     expect((await hit(base, 'intervene', { token: t, path: at(), body: example('intervene') })).status).toBe(200)
     expect((await hit(base, 'getRequest', { token: t, path: at('iv-2026-12-01-a6') })).status).toBe(200)
     expect((await hit(base, 'listCampaignRequests', { token: p.gw.tokens.reader, path: at() })).status).toBe(200)
+    // the controller id the evening bound, and its removal
+    expect((await hit(base, 'listControllerBindings', { token: p.gw.tokens.admin })).body.controllers).toMatchObject([{ controllerId: 'ctl-1' }])
+    expect((await hit(base, 'removeControllerBinding', { token: p.gw.tokens.admin, path: { controllerId: 'ctl-1' } })).status).toBe(200)
 
     // request ids: another caller's, other params, the header against the body
     expect((await hit(base, 'intervene', { token: p.gw.tokens.all, path: at(), body: example('intervene') })).body.error.code).toBe('idempotency_key_conflict')

@@ -136,7 +136,7 @@ describe('the bin\'s help', () => {
       expect(r.out).toMatch(/^usage: openoperator-gateway \[command\]/)
       expect(r.out).toBe(long!.out)
     }
-    expect(commandsOf(long!.out)).toEqual(expect.arrayContaining(['start', 'simulator', 'qualify', 'ledger', 'requests', 'reconcile', 'acknowledge', 'help']))
+    expect(commandsOf(long!.out)).toEqual(expect.arrayContaining(['start', 'simulator', 'qualify', 'ledger', 'requests', 'reconcile', 'acknowledge', 'controllers', 'help']))
   })
 
   it('help <command> and <command> --help print that command\'s usage, for every command listed', async () => {

@@ -76,6 +76,7 @@ describe('what looks like a JWT', () => {
 describe('a verified payload as a caller', () => {
   const claims = JwtClaimsSchema.parse({})
   const none = new Set<string>()
+  const iss = 'https://idp.test/realms/ml'
   it('named jwt:<sub>; only the gateway\'s scopes, from a space-separated scope or an array', () => {
     expect(callerOf({ sub: 'team-a', scope: 'openid read admin profile' }, claims, 't', none)).toEqual({ caller: expect.objectContaining({ name: 'jwt:team-a', scopes: ['read', 'admin'] }) })
     const roles = JwtClaimsSchema.parse({ scopes: 'roles' })
@@ -85,13 +86,45 @@ describe('a verified payload as a caller', () => {
   })
 
   it('control needs a controllerId claim; a controllerId without control is never used; a static caller\'s is refused', () => {
-    const a = callerOf({ sub: 'a', scope: 'read control' }, claims, 't', none)
+    const a = callerOf({ iss, sub: 'a', scope: 'read control' }, claims, 't', none)
     expect(a).toEqual({ caller: expect.objectContaining({ scopes: ['read'] }) })
     expect('caller' in a && a.caller.controllerId).toBeUndefined()
-    const b = callerOf({ sub: 'b', scope: 'read', oo_controller_id: 'ctl-b' }, claims, 't', none)
+    const b = callerOf({ iss, sub: 'b', scope: 'read', oo_controller_id: 'ctl-b' }, claims, 't', none)
     expect('caller' in b && b.caller.controllerId).toBeUndefined()
-    expect(callerOf({ sub: 'c', scope: 'control', oo_controller_id: 'ctl-c' }, claims, 't', none)).toEqual({ caller: expect.objectContaining({ scopes: ['control'], controllerId: 'ctl-c' }) })
-    expect(callerOf({ sub: 'd', scope: 'control', oo_controller_id: 'ctl-1' }, claims, 't', new Set(['ctl-1']))).toMatchObject({ reason: 'controller_conflict' })
+    expect(callerOf({ iss, sub: 'c', scope: 'control', oo_controller_id: 'ctl-c' }, claims, 't', none)).toEqual({ caller: expect.objectContaining({ scopes: ['control'], controllerId: 'ctl-c' }) })
+    expect(callerOf({ iss, sub: 'd', scope: 'control', oo_controller_id: 'ctl-1' }, claims, 't', new Set(['ctl-1']))).toMatchObject({ reason: 'controller_conflict' })
+  })
+
+  // docs/design.md#controller-bindings
+  it('its identity is the issuer and the subject, never the name claim; without a subject, control is dropped', () => {
+    const named = JwtClaimsSchema.parse({ name: 'username' })
+    const one = callerOf({ iss, sub: 'u-1', username: 'ml', scope: 'read control', oo_controller_id: 'ctl-x' }, named, 't', none)
+    const two = callerOf({ iss, sub: 'u-2', username: 'ml', scope: 'read control', oo_controller_id: 'ctl-x' }, named, 't', none)
+    expect(one).toEqual({ caller: expect.objectContaining({ name: 'jwt:ml', identity: `jwt:${iss}#u-1`, controllerId: 'ctl-x' }) })
+    expect(two).toEqual({ caller: expect.objectContaining({ name: 'jwt:ml', identity: `jwt:${iss}#u-2` }) })
+    const noSub = callerOf({ iss, username: 'ml', scope: 'read control', oo_controller_id: 'ctl-x' }, named, 't', none)
+    expect(noSub).toEqual({ caller: expect.objectContaining({ name: 'jwt:ml', scopes: ['read'] }) })
+    expect('caller' in noSub && (noSub.caller.controllerId ?? noSub.caller.identity)).toBeUndefined()
+    for (const sub of [7, '', 'x'.repeat(256), 'a\u202eb', 'a\u0000b']) expect(callerOf({ iss, sub: sub as string, username: 'ml', scope: 'read' }, named, 't', none), JSON.stringify(sub)).toMatchObject({ reason: 'claims' })
+  })
+
+  it('a controller id is ASCII [A-Za-z0-9][A-Za-z0-9._:-]{0,127}, else 401 claims; a static one in any letter case is a conflict', () => {
+    const statics = new Set(['ctl-static'])
+    const claimed = (id: unknown, scope = 'read control'): ReturnType<typeof callerOf> => callerOf({ iss, sub: 's', scope, oo_controller_id: id }, claims, 't', statics)
+    for (const id of ['ctl-static ', ' ctl-static', 'ctl\u200b-static', '\uff43tl-static', 'ctl\u2013static', '-ctl', '', 'c'.repeat(129), 'ctl/x', 7, ['ctl-a']]) {
+      expect(claimed(id), JSON.stringify(id)).toMatchObject({ reason: 'claims' })
+    }
+    for (const id of ['CTL-STATIC', 'Ctl-Static', 'ctl-static']) expect(claimed(id), id).toMatchObject({ reason: 'controller_conflict' })
+    for (const id of ['a', 'Ctl.research_1:eu-west', 'c'.repeat(128)]) expect(claimed(id), id).toEqual({ caller: expect.objectContaining({ controllerId: id }) })
+    // without control the claim is never used, so never judged
+    expect(claimed('ctl-static ', 'read')).toEqual({ caller: expect.objectContaining({ scopes: ['read'] }) })
+  })
+
+  it('a name claim holding a control, format or bidirectional character: 401 claims', () => {
+    for (const sub of ['a\u001b[2J', 'a\u202e', 'a\u200b', 'a\u2066b\u2069', 'a\u200e', 'a\u200f', 'a\u061c', 'a\u009b', 'a\ufeff', 'a\u2028', 'a\ud800']) {
+      expect(callerOf({ iss, sub, scope: 'read' }, claims, 't', none), JSON.stringify(sub)).toMatchObject({ reason: 'claims' })
+    }
+    expect(callerOf({ iss, sub: 'équipe-α 1', scope: 'read' }, claims, 't', none)).toEqual({ caller: expect.objectContaining({ name: 'jwt:équipe-α 1' }) })
   })
 })
 
@@ -102,5 +135,19 @@ describe('static callers', () => {
     expect(parseCallers(JSON.stringify([{ name: 'a', tokenSha256: digest, scopes: ['read'], expiresAt: 1801000000 }]))).toMatchObject({ problems: [expect.stringMatching(/^GATEWAY_CALLERS\[0\]\.expiresAt: /)] })
     expect(parseCallers(JSON.stringify([{ name: 'a', tokenSha256: digest, scopes: ['read'], expiresAt: '2027-01-31' }]))).toMatchObject({ problems: [expect.stringMatching(/expiresAt: must be an ISO 8601 date-time/)] })
     expect(parseCallers(JSON.stringify([{ name: 'jwt:a', tokenSha256: digest, scopes: ['read'] }]))).toMatchObject({ problems: [expect.stringMatching(/^GATEWAY_CALLERS\[0\]\.name: must not start with "jwt:"/)] })
+  })
+
+  // docs/design.md#controller-bindings
+  it('controller ids are ASCII and unique letter case aside; names hold no control, format or bidirectional character; no identity field', () => {
+    const ctl = (name: string, controllerId: string, i: number): object => ({ name, tokenSha256: String(i).repeat(64), scopes: ['control'], controllerId })
+    for (const id of ['ctl 1', 'ctl\u200b1', '\uff43tl-1', '-ctl', 'c'.repeat(129)]) {
+      expect(parseCallers(JSON.stringify([ctl('a', id, 1)])), JSON.stringify(id)).toEqual({ problems: [expect.stringMatching(/^GATEWAY_CALLERS\[0\]\.controllerId: must be 1–128 ASCII characters/)] })
+    }
+    expect(parseCallers(JSON.stringify([ctl('a', 'ctl-A', 1), ctl('b', 'CTL-a', 2)]))).toEqual({ problems: ['GATEWAY_CALLERS[1].controllerId: controllerId "CTL-a" is not unique (letter case aside)'] })
+    for (const name of ['a\u001b[2J', 'a\u202e', 'a\u200b', 'a\u2069', 'a\u0085']) {
+      expect(parseCallers(JSON.stringify([{ name, tokenSha256: digest, scopes: ['read'] }])), JSON.stringify(name)).toEqual({ problems: ['GATEWAY_CALLERS[0].name: must not hold control, format (zero-width, bidirectional) or line-separator characters'] })
+    }
+    // the identity is the authenticator's to set: a file cannot claim a JWT caller's
+    expect(parseCallers(JSON.stringify([{ name: 'a', tokenSha256: digest, scopes: ['read'], identity: 'jwt:https://idp#x' }]))).toEqual({ problems: ['GATEWAY_CALLERS[0].identity: unknown field'] })
   })
 })

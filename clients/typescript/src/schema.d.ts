@@ -405,6 +405,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/controllers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The controller ids bound to a caller identity, in controller id order
+         * @description Needs the `admin` scope. Ledger only. A controller id is held by the first caller identity that used it in a mutation; another identity presenting it is 403 controller_conflict.
+         */
+        get: operations["listControllerBindings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/controllers/{controllerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a controller id's binding, in any letter case
+         * @description Needs the `admin` scope. Ledger only. The next caller identity to use the id in a mutation binds it. Leases the remote holds under the id are untouched.
+         */
+        delete: operations["removeControllerBinding"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -478,6 +518,27 @@ export interface components {
         Control: {
             campaignId: string;
             lease: components["schemas"]["Lease"] | null;
+        };
+        /**
+         * @example {
+         *       "controllerId": "ctl-research-1",
+         *       "identity": "jwt:https://idp.example/realms/ml#5f1c9a2e-7d41-4b8e-9a3c-2e0b6f4d8c17",
+         *       "caller": "jwt:research-team",
+         *       "boundAt": "2026-12-01T21:04:11.532Z"
+         *     }
+         */
+        ControllerBinding: {
+            /** @description As first presented; ids that differ only in letter case are one. */
+            controllerId: string;
+            /** @description static:<caller name>, or jwt:<issuer>#<subject> for a caller from the identity provider. */
+            identity: string;
+            /** @description The caller's name when it bound the id. */
+            caller: string;
+            /** @description ISO 8601 */
+            boundAt: string;
+        };
+        ControllerBindingList: {
+            controllers: components["schemas"]["ControllerBinding"][];
         };
         /**
          * @example {
@@ -3301,6 +3362,114 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["UpstreamInvalidResponse"];
+            /**
+             * @description - `overloaded` (retryable): The gateway is overloaded; retry shortly.
+             *     - `ledger_unavailable` (retryable): The ledger is unavailable.
+             *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listControllerBindings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every binding (none: an empty list). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ControllerBindingList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["UpstreamInvalidResponse"];
+            /**
+             * @description - `overloaded` (retryable): The gateway is overloaded; retry shortly.
+             *     - `ledger_unavailable` (retryable): The ledger is unavailable.
+             *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    removeControllerBinding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                controllerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The binding is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        controllerId: string;
+                        /** @enum {boolean} */
+                        removed: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
             417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeaderTooLarge"];
