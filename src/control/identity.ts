@@ -3,4 +3,4 @@
 // not enough: two issuers may share a subject, and a JWT caller's name is a claim the IdP chose.
 import type { Caller } from '../../schemas/callers.js'
 
-export const callerIdentity = (caller: Caller & { identity?: string }): string => caller.identity ?? `static:${caller.name}`
+export const callerIdentity = (caller: Caller): string => caller.identity ?? `static:${caller.name}`

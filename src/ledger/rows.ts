@@ -83,8 +83,7 @@ export function toBinding (r: BindingRow): ControllerBinding {
   return { controllerId: r.controller_id, identity: r.identity, caller: r.caller, boundAt: r.bound_at }
 }
 
-/** the key a controller id is bound under: ids that differ only in letter case are one (ASCII ids) */
-export const controllerKey = (controllerId: string): string => controllerId.toLowerCase()
+export { controllerKey } from '../../schemas/callers.js'
 
 export function toBoundTask (r: BoundTaskRow): BoundTask {
   return { campaignId: r.campaign_id, taskId: r.task_id, requestId: r.request_id, boundAt: r.bound_at }

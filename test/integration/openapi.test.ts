@@ -44,7 +44,6 @@ const OPERATIONS: Record<string, { route: string; scope: 'read' | 'control' | 'a
   reconcileRequest: { route: 'POST /v1/campaigns/{campaignId}/requests/{requestId}/reconcile', scope: 'control' },
   acknowledgeRequest: { route: 'POST /v1/campaigns/{campaignId}/requests/{requestId}/acknowledge', scope: 'admin' },
   backupLedger: { route: 'GET /v1/admin/ledger/backup', scope: 'admin' },
-  fenceControl: { route: 'POST /v1/campaigns/{campaignId}/control/fence', scope: 'admin' },
   listControllerBindings: { route: 'GET /v1/admin/controllers', scope: 'admin' },
   removeControllerBinding: { route: 'DELETE /v1/admin/controllers/{controllerId}', scope: 'admin' }
 }

@@ -297,12 +297,11 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         LIMIT $2)`, [before, limit, at])).rowCount ?? 0,
     countRecords: async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM mutation_records'))?.n ?? 0,
 
-    bindController: async (b) => {
-      const key = controllerKey(b.controllerId)
-      await q(`INSERT INTO controller_bindings (controller_key, controller_id, identity, caller, bound_at)
-        VALUES ($1, $2, $3, $4, $5) ON CONFLICT (controller_key) DO NOTHING`, [key, b.controllerId, b.identity, b.caller, b.boundAt])
-      return toBinding((await one<BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings WHERE controller_key = $1', [key]))!)
-    },
+    // one statement: the binding made now, or the one in force (a no-op update returns it), so a
+    // DELETE between an insert and a read cannot leave nothing to answer with
+    bindController: async (b) => toBinding((await one<BindingRow>(`INSERT INTO controller_bindings (controller_key, controller_id, identity, caller, bound_at)
+      VALUES ($1, $2, $3, $4, $5) ON CONFLICT (controller_key) DO UPDATE SET controller_key = controller_bindings.controller_key
+      RETURNING controller_id, identity, caller, bound_at`, [controllerKey(b.controllerId), b.controllerId, b.identity, b.caller, b.boundAt]))!),
     listControllerBindings: async () => (await q<BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings ORDER BY controller_key COLLATE "C"')).rows.map(toBinding),
     removeControllerBinding: async (controllerId) => ((await q('DELETE FROM controller_bindings WHERE controller_key = $1', [controllerKey(controllerId)])).rowCount ?? 0) === 1,
 
