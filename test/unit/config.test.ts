@@ -138,6 +138,15 @@ describe('configuration', () => {
     expect(problems({ GATEWAY_CALLERS: 'not json' })[0]).toMatch(/GATEWAY_CALLERS: not valid JSON/)
   })
 
+  it('a static caller\'s name may not start with jwt: in any letter case (reserved for callers from the identity provider)', () => {
+    for (const name of ['jwt:x', 'JWT:x', 'Jwt:x', 'jWt:ops']) {
+      const named = JSON.stringify([{ name, tokenSha256: 'a'.repeat(64), scopes: ['read'] }])
+      expect(problems({ GATEWAY_CALLERS: named }), name).toEqual(['GATEWAY_CALLERS[0].name: must not start with "jwt:" (reserved for callers from the identity provider)'])
+    }
+    // only the prefix: the letters elsewhere in a name are the operator's
+    expect(problems({ GATEWAY_CALLERS: JSON.stringify([{ name: 'ops-jwt:x', tokenSha256: 'a'.repeat(64), scopes: ['read'] }]) })).toEqual([])
+  })
+
   it('names every problem at once: a bad variable does not hide the checks after it', () => {
     const badCallers = JSON.stringify([
       { name: 'ops', tokenSha256: 'a'.repeat(64), scopes: ['read'] },
