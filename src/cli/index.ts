@@ -100,6 +100,8 @@ function operatorCommand (name: 'requests' | 'reconcile' | 'acknowledge', summar
     usage: async () => (await import('./requests-command.js')).USAGE,
     run: async (args) => {
       const { runRequestsCommand } = await import('./requests-command.js')
+      // the token goes to the gateway only after its certificate is checked (docs/design.md#finding-unresolved)
+      ;(await import('./gateway-transport.js')).verifiedTlsOnly()
       process.exitCode = await runRequestsCommand(name, args, process.env, {
         out: (line) => { process.stdout.write(`${line}\n`) },
         err: (line) => { process.stderr.write(`${line}\n`) }
