@@ -1,13 +1,13 @@
 // Configuration (docs/design.md#configuration): the only reader of the environment. One zod schema,
 // fail fast with a message naming every bad variable and never echoing a secret.
-import { readFileSync } from 'node:fs'
+import { FileTooLarge, readCappedFileSync } from './operator-files.js'
 import { isIP } from 'node:net'
 import { z } from 'zod'
 import type { Caller } from '../schemas/callers.js'
 import { CAMPAIGN_LOCK_WAIT_MS } from './ledger/campaign-locks.js'
 import { tracingEnabled } from './tracing/env.js'
 import { isLoopbackHost, parseOpenOperatorUrl } from './upstream/url.js'
-import { inlineOrFile, readSecretFile } from './env-files.js'
+import { fileProblem, inlineOrFile, readSecretFile } from './env-files.js'
 import { MIN_SECRET_LENGTH, inFixedAnswers } from './secret-match.js'
 import { READABLE, configLines } from './validation.js'
 import type { JSONWebKeySet } from 'jose'
@@ -260,7 +260,8 @@ export function parseUpstreamUrl (raw: string, production: boolean): { origin: s
 export interface LoadConfigDeps { readFile?: (path: string) => string }
 
 export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
-  const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'))
+  // every file named here is read whole, at most 1 MiB, before the gateway serves (docs/design.md#operator-files)
+  const read = deps.readFile ?? readCappedFileSync
   const problems: string[] = []
   const warnings: string[] = []
   // every problem is named at once (docs/design.md#configuration): a bad variable takes its
@@ -355,8 +356,8 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     let text: string | undefined
     try {
       text = read(e.GATEWAY_CARD_JWKS_FILE)
-    } catch {
-      problems.push('GATEWAY_CARD_JWKS_FILE: cannot be read')
+    } catch (err) {
+      problems.push(err instanceof FileTooLarge ? fileProblem('GATEWAY_CARD_JWKS_FILE', err) : 'GATEWAY_CARD_JWKS_FILE: cannot be read')
     }
     if (text !== undefined) {
       const parsed = parseJwks(text)
@@ -478,8 +479,8 @@ function jwtConfig (e: z.infer<typeof EnvSchema>, production: boolean, problems:
     let text: string | undefined
     try {
       text = read(e.GATEWAY_JWT_JWKS_FILE!)
-    } catch {
-      problems.push('GATEWAY_JWT_JWKS_FILE: cannot be read')
+    } catch (err) {
+      problems.push(err instanceof FileTooLarge ? fileProblem('GATEWAY_JWT_JWKS_FILE', err) : 'GATEWAY_JWT_JWKS_FILE: cannot be read')
     }
     if (text !== undefined) {
       const parsed = parseJwks(text)

@@ -53,7 +53,7 @@ async function start (args: string[]): Promise<void> {
   // SIGHUP re-reads GATEWAY_CALLERS_FILE (docs/operating.md#callers); without a handler Node would exit
   process.on('SIGHUP', () => {
     if (config.callersFile === undefined) gw.logger.warn('SIGHUP: the callers are inline (GATEWAY_CALLERS), nothing to reload; use GATEWAY_CALLERS_FILE to reload without a restart')
-    else gw.reloadCallers()
+    else void gw.reloadCallers()
   })
   // the drain waits up to the grace for requests in flight (docs/design.md#shutdown); past it
   // plus the time to close the pools and the ledger, the process gives up and exits 1
