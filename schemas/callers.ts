@@ -6,8 +6,12 @@ const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null &&
 export const ScopeSchema = z.enum(['read', 'control', 'admin'])
 export type Scope = z.infer<typeof ScopeSchema>
 
-/** the prefix of every JWT caller's name (src/jwt-callers.ts): a static caller may not use it */
+/**
+ * the prefix of every JWT caller's name (src/jwt-callers.ts): a static caller may not use it, in
+ * any letter case — `JWT:ops` would read as a JWT caller's name in a log or the ledger
+ */
 export const JWT_NAME_PREFIX = 'jwt:'
+const hasJwtPrefix = (name: string): boolean => name.slice(0, JWT_NAME_PREFIX.length).toLowerCase() === JWT_NAME_PREFIX
 
 /**
  * A controller id (docs/design.md#controller-bindings): ASCII only, so no two ids look alike
@@ -32,7 +36,7 @@ export const NAME_RULE = 'must not hold control, format (zero-width, bidirection
 
 export const CallerSchema = z.strictObject({
   name: z.string().min(1).max(128)
-    .refine((n) => !n.startsWith(JWT_NAME_PREFIX), `must not start with "${JWT_NAME_PREFIX}" (reserved for callers from the identity provider)`)
+    .refine((n) => !hasJwtPrefix(n), `must not start with "${JWT_NAME_PREFIX}" (reserved for callers from the identity provider)`)
     .refine(safeName, NAME_RULE),
   tokenSha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').transform((s) => s.toLowerCase()),
   scopes: z.array(ScopeSchema).min(1),

@@ -23,6 +23,7 @@ import metricsPlugin, { createMetrics, type GatewayMetrics } from './plugins/met
 import authFailures from './plugins/auth-failures.js'
 import auth from './plugins/auth.js'
 import { createJwtVerifier } from './jwt-callers.js'
+import type { FileRefusal } from './operator-files.js'
 import { fixedCallers, type StaticCallers } from './static-callers.js'
 import redis from './plugins/redis.js'
 import rateLimit from './plugins/rate-limit.js'
@@ -104,7 +105,9 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(loadShedding)
   await app.register(redis)
   await app.register(authFailures, { perMinute: config.rateLimitAuthFailures })
-  const jwt = config.jwt === undefined ? undefined : createJwtVerifier(config.jwt, { caPem: config.upstream.caPem, connectTimeoutMs: config.upstream.connectTimeoutMs, readTimeoutMs: config.upstream.readTimeoutMs }, deps.logger)
+  const jwtBounds = { caPem: config.upstream.caPem, connectTimeoutMs: config.upstream.connectTimeoutMs, readTimeoutMs: config.upstream.readTimeoutMs }
+  const onKeyFileRefused = (reason: FileRefusal): void => { metrics.operatorFileRefusals.inc({ file: 'GATEWAY_JWT_JWKS_FILE', reason }) }
+  const jwt = config.jwt === undefined ? undefined : createJwtVerifier(config.jwt, jwtBounds, deps.logger, { onKeyFileRefused })
   await app.register(auth, { callers: Array.isArray(deps.callers) ? fixedCallers(deps.callers) : deps.callers, jwt })
   await app.register(rateLimit, { read: config.rateLimitRead, control: config.rateLimitControl })
   await app.register(openapi)

@@ -1,13 +1,14 @@
 // Configuration (docs/design.md#configuration): the only reader of the environment. One zod schema,
 // fail fast with a message naming every bad variable and never echoing a secret.
 import { readFileSync } from 'node:fs'
+import { FileTooLarge, readCappedFileSync } from './operator-files.js'
 import { isIP } from 'node:net'
 import { z } from 'zod'
 import type { Caller } from '../schemas/callers.js'
 import { CAMPAIGN_LOCK_WAIT_MS } from './ledger/campaign-locks.js'
 import { tracingEnabled } from './tracing/env.js'
 import { isLoopbackHost, parseOpenOperatorUrl } from './upstream/url.js'
-import { inlineOrFile, readSecretFile } from './env-files.js'
+import { fileProblem, inlineOrFile, readSecretFile } from './env-files.js'
 import { MIN_SECRET_LENGTH, inFixedAnswers } from './secret-match.js'
 import { READABLE, configLines } from './validation.js'
 import type { JSONWebKeySet } from 'jose'
@@ -261,6 +262,8 @@ export interface LoadConfigDeps { readFile?: (path: string) => string }
 
 export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   const read = deps.readFile ?? ((p: string) => readFileSync(p, 'utf8'))
+  // the files the gateway re-reads while it serves take the re-read's cap from the start (docs/design.md#operator-files)
+  const readOperatorFile = deps.readFile ?? readCappedFileSync
   const problems: string[] = []
   const warnings: string[] = []
   // every problem is named at once (docs/design.md#configuration): a bad variable takes its
@@ -275,7 +278,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   const fine = (...names: string[]): boolean => names.every((n) => !bad.has(n))
   const production = e.NODE_ENV === 'production'
 
-  const pick = (inline: string, file: string): string | undefined => inlineOrFile(env, inline, file, problems, read)
+  const pick = (inline: string, file: string, reader = read): string | undefined => inlineOrFile(env, inline, file, problems, reader)
 
   const secret = pick('SPYNEL_AGENT_ZERO_API_KEY', 'SPYNEL_AGENT_ZERO_API_KEY_FILE')
   if (secret !== undefined && !/^[\x21-\x7e]+$/.test(secret)) problems.push('SPYNEL_AGENT_ZERO_API_KEY: must be printable ASCII without spaces')
@@ -284,7 +287,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   else if (secret !== undefined && inFixedAnswers(secret)) problems.push('SPYNEL_AGENT_ZERO_API_KEY: occurs in one of the gateway\'s own answers (an error body or a probe\'s answer), which the secret guard would then refuse; use a random value')
 
   let callers: Caller[] | undefined
-  const callersRaw = pick('GATEWAY_CALLERS', 'GATEWAY_CALLERS_FILE')
+  const callersRaw = pick('GATEWAY_CALLERS', 'GATEWAY_CALLERS_FILE', readOperatorFile)
   if (callersRaw !== undefined) {
     const c = parseCallers(callersRaw)
     if ('callers' in c) callers = c.callers
@@ -318,7 +321,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     else warnings.push('NODE_TLS_REJECT_UNAUTHORIZED=0 is set: the upstream\'s certificate is verified regardless, but other TLS connections of this process (Redis, the OTLP exporter) are not; never do this in production')
   }
 
-  const jwt = jwtConfig(e, production, problems, read)
+  const jwt = jwtConfig(e, production, problems, readOperatorFile)
 
   if (production) {
     const missing: string[] = []
@@ -354,9 +357,9 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   if (e.GATEWAY_CARD_JWKS_FILE !== undefined) {
     let text: string | undefined
     try {
-      text = read(e.GATEWAY_CARD_JWKS_FILE)
-    } catch {
-      problems.push('GATEWAY_CARD_JWKS_FILE: cannot be read')
+      text = readOperatorFile(e.GATEWAY_CARD_JWKS_FILE)
+    } catch (err) {
+      problems.push(err instanceof FileTooLarge ? fileProblem('GATEWAY_CARD_JWKS_FILE', err) : 'GATEWAY_CARD_JWKS_FILE: cannot be read')
     }
     if (text !== undefined) {
       const parsed = parseJwks(text)
@@ -478,8 +481,8 @@ function jwtConfig (e: z.infer<typeof EnvSchema>, production: boolean, problems:
     let text: string | undefined
     try {
       text = read(e.GATEWAY_JWT_JWKS_FILE!)
-    } catch {
-      problems.push('GATEWAY_JWT_JWKS_FILE: cannot be read')
+    } catch (err) {
+      problems.push(err instanceof FileTooLarge ? fileProblem('GATEWAY_JWT_JWKS_FILE', err) : 'GATEWAY_JWT_JWKS_FILE: cannot be read')
     }
     if (text !== undefined) {
       const parsed = parseJwks(text)

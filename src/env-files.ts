@@ -1,16 +1,22 @@
 // A value given inline or through a mounted file (`X` or `X_FILE`, docs/design.md#configuration),
 // read the same way by the gateway's configuration and the qualification command: never both,
 // one trailing newline dropped, an unreadable file named by its variable, never its content.
+import { FileTooLarge } from './operator-files.js'
 
 export type ReadFile = (path: string) => string
 
 export function readSecretFile (file: string, variable: string, problems: string[], read: ReadFile): string | undefined {
   try {
     return read(file).replace(/\r?\n$/, '')
-  } catch {
-    problems.push(`${variable}: cannot read the file it names`)
+  } catch (err) {
+    problems.push(fileProblem(variable, err))
     return undefined
   }
+}
+
+/** why a file could not be used: over the cap (src/operator-files.ts), else unreadable */
+export function fileProblem (variable: string, err: unknown): string {
+  return err instanceof FileTooLarge ? `${variable}: ${err.message}` : `${variable}: cannot read the file it names`
 }
 
 /** the inline value, else the named file's content; undefined (and a problem) when both are set */

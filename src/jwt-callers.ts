@@ -15,6 +15,7 @@ import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE, JWT_NAME_PREFIX, NAME_RULE, 
 import { BodyTooLarge, discardBody, readCappedBody } from './capped-body.js'
 import { sha256Hex } from './caller-tokens.js'
 import { parseJwks, trustedKeysFromFile } from './discovery/trusted-keys.js'
+import type { FileRefusal } from './operator-files.js'
 import { tlsOptionsFor } from './upstream/client.js'
 
 /** why a token was refused: a small fixed set, the label of gateway_auth_refused_total */
@@ -87,13 +88,22 @@ export interface JwtVerifier {
 
 interface Log { info: (o: object, m: string) => void; warn: (o: object, m: string) => void }
 
-export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: Log, now: () => number = Date.now): JwtVerifier {
+export interface JwtVerifierOptions {
+  /** the clock tokens are judged by (default Date.now) */
+  now?: () => number
+  /** a refused re-read of GATEWAY_JWT_JWKS_FILE, for gateway_operator_file_refusals_total */
+  onKeyFileRefused?: (reason: FileRefusal) => void
+}
+
+export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: Log, o: JwtVerifierOptions = {}): JwtVerifier {
+  const now = o.now ?? Date.now
   let getKey: JWTVerifyGetKey
   let close = async (): Promise<void> => {}
   // a key file is validated at start and a bad new one keeps the old keys: always some held
   let hasKeys = (): boolean => true
   if ('file' in c.jwks) {
-    const keys = trustedKeysFromFile('GATEWAY_JWT_JWKS_FILE', c.jwks.file, c.jwks.initial, (problem) => { log.warn({ problem }, 'GATEWAY_JWT_JWKS_FILE was not reloaded') })
+    const keys = trustedKeysFromFile('GATEWAY_JWT_JWKS_FILE', c.jwks.file, c.jwks.initial, { log, onRefused: o.onKeyFileRefused ?? (() => {}) })
+    close = async () => { keys.close() }
     let seen = keys.current()
     let local = createLocalJWKSet(seen)
     getKey = async (header, token) => {

@@ -26,8 +26,8 @@ export interface RunningGateway {
   metricsUrl: string
   devToken: string | undefined
   logger: Logger
-  /** re-reads GATEWAY_CALLERS_FILE now (the bin calls it on SIGHUP); false when nothing changed or the callers are inline */
-  reloadCallers: () => boolean
+  /** re-reads GATEWAY_CALLERS_FILE now, off the event loop (the bin calls it on SIGHUP); false when refused or the callers are inline */
+  reloadCallers: () => Promise<boolean>
   close: () => Promise<void>
 }
 
@@ -109,10 +109,16 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   }
   if (config.upstream.secret !== undefined) secrets.add(config.upstream.secret)
 
+  const metrics = createMetrics()
   let callers: Caller[] | StaticCallers
   let devToken: string | undefined
   if (config.callers !== undefined && config.callersFile !== undefined) {
-    callers = callersFromFile({ path: config.callersFile, initial: config.callers, log: logger })
+    callers = callersFromFile({
+      path: config.callersFile,
+      initial: config.callers,
+      log: logger,
+      onRefused: (reason) => { metrics.operatorFileRefusals.inc({ file: 'GATEWAY_CALLERS_FILE', reason }) }
+    })
   } else if (config.callers !== undefined) {
     callers = config.callers
   } else {
@@ -128,7 +134,6 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   }
 
   const staticCallers = Array.isArray(callers) ? fixedCallers(callers) : callers
-  const metrics = createMetrics()
   const app = await buildApp({ config, callers: staticCallers, logger, metrics, coalesceReads: opts.coalesceReads, tracing, clock: opts.clock, ledgerClock: opts.ledgerClock, onMutationStep: opts.onMutationStep })
   const metricsServer = buildMetricsServer(metrics, METRICS_CACHE_MS, { http: config.http, maxConnections: config.metricsMaxConnections, log: logger })
   let closing: Promise<void> | undefined

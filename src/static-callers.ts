@@ -1,12 +1,12 @@
 // The static callers (docs/design.md#callers): the digests of GATEWAY_CALLERS, or of
-// GATEWAY_CALLERS_FILE re-read on SIGHUP and when the file changes. A re-read is checked whole
-// with the schema the start uses before anything changes: a bad file keeps the callers in use
-// and logs why (the problems, never a token). The swap replaces one reference, so a request sees
-// the old set or the new one, never a mix. Inline GATEWAY_CALLERS cannot change without a restart.
-import { readFileSync } from 'node:fs'
-import { fileStamp } from './file-stamp.js'
+// GATEWAY_CALLERS_FILE re-read on SIGHUP and when the file changes (src/operator-files.ts: off the
+// event loop, capped at 1 MiB). A re-read is checked whole with the schema the start uses before
+// anything changes: a bad file keeps the callers in use and logs why (the problems, never a
+// token). The swap replaces one reference, so a request sees the old set or the new one, never a
+// mix. Inline GATEWAY_CALLERS cannot change without a restart.
 import { CallersSchema, controllerKey, type Caller } from '../schemas/callers.js'
 import { indexCallers, type CallerIndex } from './caller-tokens.js'
+import { watchOperatorFile, type FileRefusal } from './operator-files.js'
 import { READABLE, configLines } from './validation.js'
 
 /** one generation of static callers: looked up by digest, and the controller ids they hold */
@@ -22,12 +22,9 @@ export interface CallerSet {
 export interface StaticCallers {
   current: () => CallerSet
   /** re-reads the file now (SIGHUP); true when a new set is in use. Inline callers: false */
-  reload: () => boolean
+  reload: () => Promise<boolean>
   close: () => void
 }
-
-/** how often the file's stat is compared with the last one read */
-export const CALLERS_POLL_MS = 2000
 
 export function callerSet (callers: readonly Caller[]): CallerSet {
   return {
@@ -50,44 +47,32 @@ export function parseCallers (text: string, variable = 'GATEWAY_CALLERS'): { cal
 
 export function fixedCallers (callers: readonly Caller[]): StaticCallers {
   const set = callerSet(callers)
-  return { current: () => set, reload: () => false, close: () => {} }
+  return { current: () => set, reload: async () => false, close: () => {} }
 }
 
 export interface CallersFileOptions {
   path: string
   initial: readonly Caller[]
   log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void }
+  /** a refused re-read, for gateway_operator_file_refusals_total */
+  onRefused: (reason: FileRefusal) => void
   pollMs?: number
 }
 
-/**
- * Re-read on SIGHUP (reload) and when the file's stat (mtime, size, inode) changes, polled every
- * CALLERS_POLL_MS. A poll rather than fs.watch: a mounted Secret or ConfigMap is replaced by
- * renaming a symlinked directory, which fs.watch on the file misses once its inode is gone, and
- * watch events are unreliable on network filesystems; one stat every two seconds costs nothing.
- */
+/** re-read on SIGHUP (reload) and once a change has held still for a poll (src/operator-files.ts) */
 export function callersFromFile (o: CallersFileOptions): StaticCallers {
-  let set = callerSet(o.initial)
-  let stamp = fileStamp(o.path)
-  const reload = (why: 'signal' | 'change'): boolean => {
-    stamp = fileStamp(o.path)
-    let parsed: ReturnType<typeof parseCallers>
-    try {
-      parsed = parseCallers(readFileSync(o.path, 'utf8').replace(/\r?\n$/, ''), 'GATEWAY_CALLERS_FILE')
-    } catch {
-      parsed = { problems: ['GATEWAY_CALLERS_FILE: cannot read the file it names'] }
-    }
-    if ('problems' in parsed) {
-      o.log.warn({ problems: parsed.problems, trigger: why }, 'GATEWAY_CALLERS_FILE was not reloaded: the callers in use stay')
-      return false
-    }
-    set = callerSet(parsed.callers)
-    o.log.info({ callers: parsed.callers.length, trigger: why }, 'GATEWAY_CALLERS_FILE reloaded')
-    return true
-  }
-  const timer = setInterval(() => {
-    if (fileStamp(o.path) !== stamp) reload('change')
-  }, o.pollMs ?? CALLERS_POLL_MS)
-  timer.unref()
-  return { current: () => set, reload: () => reload('signal'), close: () => { clearInterval(timer) } }
+  const file = watchOperatorFile<CallerSet & { count: number }>({
+    variable: 'GATEWAY_CALLERS_FILE',
+    path: o.path,
+    initial: { ...callerSet(o.initial), count: o.initial.length },
+    parse: (text) => {
+      const parsed = parseCallers(text.replace(/\r?\n$/, ''), 'GATEWAY_CALLERS_FILE')
+      return 'problems' in parsed ? parsed : { value: { ...callerSet(parsed.callers), count: parsed.callers.length } }
+    },
+    describe: (set) => ({ callers: set.count }),
+    log: o.log,
+    onRefused: o.onRefused,
+    pollMs: o.pollMs
+  })
+  return { current: file.current, reload: file.reload, close: file.close }
 }

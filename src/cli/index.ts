@@ -53,7 +53,7 @@ async function start (args: string[]): Promise<void> {
   // SIGHUP re-reads GATEWAY_CALLERS_FILE (docs/operating.md#callers); without a handler Node would exit
   process.on('SIGHUP', () => {
     if (config.callersFile === undefined) gw.logger.warn('SIGHUP: the callers are inline (GATEWAY_CALLERS), nothing to reload; use GATEWAY_CALLERS_FILE to reload without a restart')
-    else gw.reloadCallers()
+    else void gw.reloadCallers()
   })
   // the drain waits up to the grace for requests in flight (docs/design.md#shutdown); past it
   // plus the time to close the pools and the ledger, the process gives up and exits 1
@@ -100,6 +100,8 @@ function operatorCommand (name: 'requests' | 'reconcile' | 'acknowledge', summar
     usage: async () => (await import('./requests-command.js')).USAGE,
     run: async (args) => {
       const { runRequestsCommand } = await import('./requests-command.js')
+      // the token goes to the gateway only after its certificate is checked (docs/design.md#finding-unresolved)
+      ;(await import('./gateway-transport.js')).verifiedTlsOnly()
       process.exitCode = await runRequestsCommand(name, args, process.env, {
         out: (line) => { process.stdout.write(`${line}\n`) },
         err: (line) => { process.stderr.write(`${line}\n`) }
@@ -168,6 +170,8 @@ const COMMANDS: Record<string, Command> = {
     usage: async () => (await import('./controllers-command.js')).USAGE,
     run: async (args) => {
       const { runControllersCommand } = await import('./controllers-command.js')
+      // an admin's token, so the same transport rule as the operator commands (docs/design.md#finding-unresolved)
+      ;(await import('./gateway-transport.js')).verifiedTlsOnly()
       process.exitCode = await runControllersCommand(args, process.env, {
         out: (line) => { process.stdout.write(`${line}\n`) },
         err: (line) => { process.stderr.write(`${line}\n`) }

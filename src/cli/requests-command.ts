@@ -9,9 +9,13 @@
 // The gateway URL comes from --url or GATEWAY_URL, the token from GATEWAY_TOKEN only: a token in
 // the arguments would show in `ps` and the shell's history. Exit 0 on a 2xx answer, 1 on an
 // error answer (its contract error code printed) or a failed connection, 2 on a usage error.
-// The token is never printed; a URL is printed with its password redacted.
+// The token is never printed; a URL is printed with its password redacted. The token goes over
+// https, or plain http to loopback only (./gateway-transport.ts), and what an answer holds is
+// printed through ./printable.ts: a caller name or a message can hold no terminal escape.
 import { request } from 'undici'
 import { redactUrl } from '../redact-url.js'
+import { gatewayUrlProblem } from './gateway-transport.js'
+import { printable, printableJson } from './printable.js'
 
 export interface RequestsIo { out: (line: string) => void; err: (line: string) => void }
 type Env = Record<string, string | undefined>
@@ -35,7 +39,9 @@ export const USAGE = `usage: openoperator-gateway <command>   (against a running
   acknowledge <campaignId> <requestId> --resolution assume_applied|assume_not_applied --note <text> [--json]
         an admin's decision, where reconcile cannot settle it (POST …/acknowledge; an admin token)
 options and environment:
-  --url <url> | GATEWAY_URL   the gateway's API (default ${DEFAULT_URL})
+  --url <url> | GATEWAY_URL   the gateway's API (default ${DEFAULT_URL}): https://, or http://
+                              to loopback only (127.0.0.0/8, ::1, localhost). A private CA:
+                              NODE_EXTRA_CA_CERTS=<PEM file>
   GATEWAY_TOKEN               the bearer token. From the environment only, never an argument:
                               arguments show in \`ps\` and the shell's history
 exit status: 0 answered, 1 an error answer (its error code printed) or no answer, 2 usage
@@ -92,6 +98,8 @@ export async function call (base: string, token: string, method: 'GET' | 'POST' 
   const url = new URL(path, base.endsWith('/') ? base : `${base}/`)
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' }
   if (body !== undefined) headers['content-type'] = 'application/json'
+  // checked by the command first, with its usage; here too, so that no caller of this sends a token in clear
+  if (gatewayUrlProblem(url) !== undefined) throw Object.assign(new Error('plain http to a host that is not loopback'), { code: 'PLAIN_HTTP_REFUSED' })
   const res = await request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS })
   const text = await res.body.text()
   let json: unknown
@@ -104,11 +112,11 @@ export async function call (base: string, token: string, method: 'GET' | 'POST' 
 function reportError (io: RequestsIo, what: string, a: Answer): number {
   const e = errorOf(a.body)
   if (e === undefined) {
-    io.err(`${what}: HTTP ${a.status}, not a gateway error body (a proxy in between?)`)
+    io.err(printable(`${what}: HTTP ${a.status}, not a gateway error body (a proxy in between?)`))
     return 1
   }
-  io.err(`${what}: ${e.code} (HTTP ${a.status}): ${e.message}`)
-  if (a.retryAfter !== undefined) io.err(`retry after ${a.retryAfter} s (Retry-After)${e.retryable === true ? '; the same command may be run again then' : ''}`)
+  io.err(printable(`${what}: ${e.code} (HTTP ${a.status}): ${e.message}`))
+  if (a.retryAfter !== undefined) io.err(printable(`retry after ${a.retryAfter} s (Retry-After)${e.retryable === true ? '; the same command may be run again then' : ''}`))
   const hint = HINTS[e.code]
   if (hint !== undefined) io.err(hint)
   return 1
@@ -146,7 +154,7 @@ interface RequestRow {
 
 function table (rows: RequestRow[]): string[] {
   const head = ['CAMPAIGN', 'REQUEST', 'OPERATION', 'STATE', 'CALLER', 'CREATED', 'EPOCH', 'RECONCILE FAILURES']
-  const cells = rows.map((r) => [r.campaignId ?? '-', r.requestId, r.operation, r.state, r.caller, r.createdAt, r.controllerEpoch === null || r.controllerEpoch === undefined ? '-' : String(r.controllerEpoch), String(r.reconcileFailures ?? '-')])
+  const cells = rows.map((r) => [r.campaignId ?? '-', r.requestId, r.operation, r.state, r.caller, r.createdAt, r.controllerEpoch === null || r.controllerEpoch === undefined ? '-' : String(r.controllerEpoch), String(r.reconcileFailures ?? '-')].map((v) => printable(String(v))))
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
   const line = (c: string[]): string => c.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()
   return [line(head), ...cells.map(line)]
@@ -159,7 +167,7 @@ function describeRecord (r: RequestRow): string[] {
   ]
   const res = r.resolution
   if (res !== null && res !== undefined) lines.push(`  resolved by ${res.kind}${res.resolution !== null ? ` (${res.resolution})` : ''}, by ${res.by} at ${res.at}${res.note !== null ? `: ${res.note}` : ''}`)
-  return lines
+  return lines.map(printable)
 }
 
 function meaning (state: string): string {
@@ -167,7 +175,7 @@ function meaning (state: string): string {
     case 'applied': return 'resolved: the remote applied it; the campaign accepts mutations again (never send it again)'
     case 'not_applied': return 'resolved: the remote never applied it; the campaign accepts mutations again (to do it after all, send a new request with a new request id)'
     case 'ambiguous': return 'still ambiguous: the campaign stays blocked'
-    default: return `the record is ${state}: nothing to resolve`
+    default: return printable(`the record is ${state}: nothing to resolve`)
   }
 }
 
@@ -188,7 +196,8 @@ export async function runRequestsCommand (command: OperatorCommand, args: string
   try {
     let parsedBase: URL
     try { parsedBase = new URL(base) } catch { throw new UsageError('--url / GATEWAY_URL is not a URL') }
-    if (parsedBase.protocol !== 'http:' && parsedBase.protocol !== 'https:') throw new UsageError('--url / GATEWAY_URL must be http:// or https://')
+    const problem = gatewayUrlProblem(parsedBase)
+    if (problem !== undefined) throw new UsageError(`--url / GATEWAY_URL: ${problem}`)
     const token = env.GATEWAY_TOKEN
     if (token === undefined || token === '') throw new UsageError('GATEWAY_TOKEN is not set: the token is read from the environment only (arguments show in `ps`)')
 
@@ -211,7 +220,7 @@ export async function runRequestsCommand (command: OperatorCommand, args: string
       if (a.status !== 200) return reportError(io, 'requests', a)
       const body = a.body as { requests: RequestRow[]; nextCursor: string | null }
       if (json) {
-        io.out(JSON.stringify(body))
+        io.out(printableJson(body))
         return 0
       }
       const what = state === undefined ? 'unresolved (ambiguous or pending)' : state
@@ -222,7 +231,7 @@ export async function runRequestsCommand (command: OperatorCommand, args: string
       }
       if (body.nextCursor !== null) {
         const again = ['openoperator-gateway requests', ...(state !== undefined ? [`--state ${state}`] : []), ...(limit !== undefined ? [`--limit ${limit}`] : []), `--cursor ${body.nextCursor}`]
-        io.out(`more: ${again.join(' ')}`)
+        io.out(printable(`more: ${again.join(' ')}`))
       }
       return 0
     }
@@ -234,7 +243,7 @@ export async function runRequestsCommand (command: OperatorCommand, args: string
       const a = await call(base, token, 'POST', path(campaignId!, requestId!, 'reconcile'))
       if (a.status !== 200) return reportError(io, `reconcile ${campaignId!} ${requestId!}`, a)
       const r = a.body as RequestRow
-      if (json) io.out(JSON.stringify(r))
+      if (json) io.out(printableJson(r))
       else for (const line of [...describeRecord(r), meaning(r.state)]) io.out(line)
       return 0
     }
@@ -247,7 +256,7 @@ export async function runRequestsCommand (command: OperatorCommand, args: string
     const a = await call(base, token, 'POST', path(campaignId!, requestId!, 'acknowledge'), { resolution, note })
     if (a.status !== 200) return reportError(io, `acknowledge ${campaignId!} ${requestId!}`, a)
     const r = a.body as RequestRow
-    if (json) io.out(JSON.stringify(r))
+    if (json) io.out(printableJson(r))
     else for (const line of [...describeRecord(r), meaning(r.state)]) io.out(line)
     return 0
   } catch (err) {

@@ -1,12 +1,12 @@
-// The operator's trusted card-signing keys (docs/design.md#signed-cards): a JWKS of public keys
-// read from GATEWAY_CARD_JWKS_FILE, checked whole before it is used — at start (a bad file stops
-// the process) and at each refresh when the file changed (a bad file keeps the keys in use and
-// says why). Only asymmetric public keys: no secret (`oct`) key, no private key material, each
-// with a unique `kid`.
+// The operator's trusted keys (docs/design.md#signed-cards): a JWKS of public keys read from
+// GATEWAY_CARD_JWKS_FILE (card signatures) or GATEWAY_JWT_JWKS_FILE (JWT callers), checked whole
+// before it is used — at start (a bad file stops the process) and when the file changed
+// (src/operator-files.ts: off the event loop, capped at 1 MiB; a bad file keeps the keys in use
+// and says why). Only asymmetric public keys: no secret (`oct`) key, no private key material,
+// each with a unique `kid`.
 import { createPublicKey, type JsonWebKeyInput } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { fileStamp } from '../file-stamp.js'
 import type { JSONWebKeySet } from 'jose'
+import { watchOperatorFile, type FileRefusal, type OperatorFile } from '../operator-files.js'
 
 /**
  * the JWS algorithms a public key may verify — card signatures and GATEWAY_JWT_ALGORITHMS alike:
@@ -49,32 +49,30 @@ export function parseJwks (text: string): { jwks: JSONWebKeySet } | { problems: 
 }
 
 export interface TrustedKeys {
-  /** the keys in use; re-read first when the file changed since the last call */
+  /** the keys in force */
   current: () => JSONWebKeySet
+  close: () => void
 }
 
-/**
- * keys from a file checked at start: re-read on change (rotation without a restart); a refused
- * re-read is told to `onRefused`, named by the variable that gave the path
- */
-export function trustedKeysFromFile (variable: string, path: string, initial: JSONWebKeySet, onRefused: (problem: string) => void): TrustedKeys {
-  let keys = initial
-  let stamp = fileStamp(path)
-  return {
-    current: () => {
-      const now = fileStamp(path)
-      if (now !== stamp) {
-        stamp = now
-        let parsed: ReturnType<typeof parseJwks>
-        try {
-          parsed = parseJwks(readFileSync(path, 'utf8'))
-        } catch {
-          parsed = { problems: ['cannot be read'] }
-        }
-        if ('jwks' in parsed) keys = parsed.jwks
-        else onRefused(`${variable}: ${parsed.problems.join('; ')}; the previous keys stay in use`)
-      }
-      return keys
-    }
-  }
+export interface TrustedKeysOptions {
+  log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void }
+  /** a refused re-read, for gateway_operator_file_refusals_total */
+  onRefused: (reason: FileRefusal) => void
+  pollMs?: number
+}
+
+/** keys from a file checked at start, re-read once a change has held still for a poll: rotation without a restart */
+export function trustedKeysFromFile (variable: Extract<OperatorFile, 'GATEWAY_CARD_JWKS_FILE' | 'GATEWAY_JWT_JWKS_FILE'>, path: string, initial: JSONWebKeySet, o: TrustedKeysOptions): TrustedKeys {
+  const file = watchOperatorFile<JSONWebKeySet>({
+    variable,
+    path,
+    initial,
+    parse: (text) => {
+      const parsed = parseJwks(text)
+      return 'jwks' in parsed ? { value: parsed.jwks } : { problems: parsed.problems.map((p) => `${variable}: ${p}`) }
+    },
+    describe: (jwks) => ({ keys: jwks.keys.length }),
+    ...o
+  })
+  return { current: file.current, close: file.close }
 }

@@ -16,6 +16,13 @@ export default fp(async (app) => {
   const { metrics } = app
   const logger = (app.log as Logger).child({ component: 'discovery' })
   const { cardJwks } = config
+  // re-read when the file changes: keys rotate without a restart (src/operator-files.ts)
+  const trustedKeys = cardJwks === undefined
+    ? undefined
+    : trustedKeysFromFile('GATEWAY_CARD_JWKS_FILE', cardJwks.path, cardJwks.jwks, {
+      log: logger,
+      onRefused: (reason) => { metrics.operatorFileRefusals.inc({ file: 'GATEWAY_CARD_JWKS_FILE', reason }) }
+    })
   const discovery = createDiscovery({
     client: app.upstream,
     origin: config.upstream.origin,
@@ -24,8 +31,7 @@ export default fp(async (app) => {
     controlEnabled: config.controlEnabled,
     intervalMs: config.discoveryIntervalMs,
     minIntervalMs: config.discoveryMinIntervalMs,
-    // re-read when the file changes: keys rotate without a restart
-    trustedKeys: cardJwks !== undefined ? trustedKeysFromFile('GATEWAY_CARD_JWKS_FILE', cardJwks.path, cardJwks.jwks, (problem) => { logger.warn({ problem }, 'the trusted card keys file was refused') }) : undefined,
+    trustedKeys,
     logger,
     onRefresh: (outcome) => metrics.discovery.inc({ outcome })
   })
@@ -35,5 +41,5 @@ export default fp(async (app) => {
     await discovery.refresh()
     discovery.start()
   })
-  app.addHook('onClose', async () => { discovery.stop() })
+  app.addHook('onClose', async () => { discovery.stop(); trustedKeys?.close() })
 }, { name: 'discovery', dependencies: ['gateway-config', 'upstream', 'metrics'] })

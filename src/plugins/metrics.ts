@@ -2,6 +2,7 @@
 // built side by side in tests. Labels are route templates and enums, never ids.
 import fp from 'fastify-plugin'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { FILE_REFUSALS, OPERATOR_FILES } from '../operator-files.js'
 
 export interface GatewayMetrics {
   registry: Registry
@@ -24,6 +25,8 @@ export interface GatewayMetrics {
   rateLimitStoreErrors: Counter
   readCoalesced: Counter
   connectionsDropped: Counter<'listener' | 'reason'>
+  /** re-reads of a file an operator points at that were refused (src/operator-files.ts) */
+  operatorFileRefusals: Counter<'file' | 'reason'>
   /** gauges read the discovery state at scrape time */
   bindDiscovery: (read: () => { capabilities: Record<string, { state: string }>; mode: string; protocol?: { version: string | undefined } | undefined; signature?: { state: string } | undefined }) => void
   /** the ambiguous-mutations gauge counts the ledger's unresolved records at scrape time */
@@ -126,8 +129,15 @@ export function createMetrics (): GatewayMetrics {
     rateLimitStoreErrors: new Counter({ name: 'gateway_rate_limit_store_errors_total', help: 'Rate-limit store (Redis) calls that failed, or were skipped while the store backs off after a failure; the request was served (fail open)', registers }),
     readCoalesced: new Counter({ name: 'gateway_read_coalesced_total', help: 'Reads served by an identical upstream call already in flight', registers }),
     // reason: max_connections (the listener's cap), per_address (the bound per client address), accept_error (no descriptor left)
-    connectionsDropped: new Counter({ name: 'gateway_http_connections_dropped_total', help: 'Connections closed on arrival, by listener (api, metrics) and reason (max_connections, per_address, accept_error)', labelNames: ['listener', 'reason'], registers })
+    connectionsDropped: new Counter({ name: 'gateway_http_connections_dropped_total', help: 'Connections closed on arrival, by listener (api, metrics) and reason (max_connections, per_address, accept_error)', labelNames: ['listener', 'reason'], registers }),
+    // docs/design.md#operator-files: every series from the start, so that an alert on increase() sees the first refusal
+    operatorFileRefusals: zeroed(new Counter({ name: 'gateway_operator_file_refusals_total', help: 'Re-reads of GATEWAY_CALLERS_FILE, GATEWAY_JWT_JWKS_FILE or GATEWAY_CARD_JWKS_FILE refused (too_large: over 1 MiB, unreadable, invalid); the previous contents stay in force', labelNames: ['file', 'reason'], registers }))
   }
+}
+
+function zeroed (c: Counter<'file' | 'reason'>): Counter<'file' | 'reason'> {
+  for (const file of OPERATOR_FILES) for (const reason of FILE_REFUSALS) c.inc({ file, reason }, 0)
+  return c
 }
 
 declare module 'fastify' {

@@ -21,7 +21,7 @@ export interface TestGateway {
   tokens: { reader: string; controller: string; admin: string; all: string; none: string }
   env: Env
   /** re-reads GATEWAY_CALLERS_FILE, as SIGHUP does in the bin */
-  reloadCallers: () => boolean
+  reloadCallers: () => Promise<boolean>
   close: () => Promise<void>
 }
 

@@ -45,7 +45,7 @@ describe('GATEWAY_CALLERS_FILE reload', () => {
     const load = Promise.all(Array.from({ length: 8 }, worker))
     await waitFor(() => statuses.length > 100 ? true : undefined, 10_000, 'load')
     f.write([caller('stay', stay), caller('added', added)])
-    expect(g.reloadCallers()).toBe(true)
+    expect(await g.reloadCallers()).toBe(true)
     const atReload = statuses.length
     await waitFor(() => statuses.length > atReload + 200 ? true : undefined, 10_000, 'load after the reload')
     running = false
@@ -66,13 +66,13 @@ describe('GATEWAY_CALLERS_FILE reload', () => {
     await eventually(async () => (await call(`${g.url}${READ}`, { token: b })).status === 200, 6000, 'the change to be seen')
 
     f.write([caller('a', a), { name: 'c', tokenSha256: 'xyz', scopes: ['read'] }, caller('jwt:d', token())])
-    expect(g.reloadCallers()).toBe(false)
+    expect(await g.reloadCallers()).toBe(false)
     const warn = g.logs.find((l) => l.includes('GATEWAY_CALLERS_FILE was not reloaded'))
     expect(warn).toContain('GATEWAY_CALLERS_FILE[1].tokenSha256')
     expect(warn).toContain('GATEWAY_CALLERS_FILE[2].name')
     expect(warn).not.toContain(a)
     f.write('not json')
-    expect(g.reloadCallers()).toBe(false)
+    expect(await g.reloadCallers()).toBe(false)
     expect((await call(`${g.url}${READ}`, { token: a })).status).toBe(200)
     expect((await call(`${g.url}${READ}`, { token: b })).status).toBe(200)
   })
@@ -92,6 +92,6 @@ describe('GATEWAY_CALLERS_FILE reload', () => {
     expect((await call(`${g.url}${READ}`, { token: fresh })).status).toBe(200)
     expect((await call(`${g.metricsUrl}/metrics`)).text).toMatch(/^gateway_auth_refused_total\{reason="expired"\} 1$/m)
     // inline callers cannot be reloaded
-    expect(g.reloadCallers()).toBe(false)
+    expect(await g.reloadCallers()).toBe(false)
   })
 })

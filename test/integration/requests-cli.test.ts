@@ -4,7 +4,8 @@
 // answer's contract code and exit status, a failed connection, an answer that is not the
 // gateway's — and the token in none of the output. The runbook test runs the bin itself.
 import { createServer } from 'node:net'
-import { describe, expect } from 'vitest'
+import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici'
+import { afterEach, describe, expect } from 'vitest'
 import { runRequestsCommand, USAGE, type OperatorCommand } from '../../src/cli/requests-command.js'
 import { claim, rid, type ControlPair } from '../helpers/control.js'
 import { it } from '../helpers/fixtures.js'
@@ -76,6 +77,49 @@ describe('usage', () => {
     expect(r.code).toBe(1)
     expect(r.err).toEqual([`requests: no answer from http://ops:***@127.0.0.1:${port}/ (ECONNREFUSED)`])
     expect(r.all).not.toContain('pw-secret-1')
+  })
+})
+
+describe('transport: https, or plain http to loopback only', () => {
+  // every connection the command would open, recorded and failed at once: no DNS lookup, no
+  // socket, nothing leaves this machine (gateway.invalid never resolves anyway, RFC 6761)
+  const attempts: string[] = []
+  const before = getGlobalDispatcher()
+  const recorder = new Agent({
+    connect: (opts, callback) => {
+      attempts.push(`${String(opts.protocol)}//${String(opts.hostname)}`)
+      callback(Object.assign(new Error('recorded, not connected'), { code: 'E_RECORDED' }), null)
+    }
+  })
+  afterEach(() => { setGlobalDispatcher(before); attempts.length = 0 })
+  const token = 'tok-env-0123456789abcdef'
+
+  it('refuses plain http to a host that is not loopback before any connection (exit 2, saying why): the token would cross the network in clear', async () => {
+    setGlobalDispatcher(recorder)
+    const hosts = ['gateway.invalid', 'gateway.example.com:8080', '192.0.2.10:8080', '10.0.0.1', '0.0.0.0:8080', '[2001:db8::1]:8080', '[::ffff:127.0.0.1]', '127.0.0.1.nip.io', 'localhost.example', 'ops:pw-secret-1@gw.invalid']
+    for (const host of hosts) {
+      for (const [args, env] of [[['--url', `http://${host}/`], { GATEWAY_TOKEN: token }], [[], { GATEWAY_URL: `http://${host}`, GATEWAY_TOKEN: token }]] as const) {
+        const r = await run('requests', [...args], env)
+        expect(r.code, host).toBe(2)
+        expect(r.err[0], host).toMatch(/^requests: --url \/ GATEWAY_URL: plain http:\/\/ is accepted to loopback only \(127\.0\.0\.0\/8, ::1, localhost\): the token would cross the network unencrypted; use https:\/\//)
+        expect(r.all).not.toContain('pw-secret-1')
+      }
+      for (const [command, args] of [['reconcile', ['camp-1', 'req-12345678']], ['acknowledge', ['camp-1', 'req-12345678', '--resolution', 'assume_applied', '--note', 'n']]] as const) {
+        expect((await run(command, [...args, '--url', `http://${host}`], { GATEWAY_TOKEN: token })).code, `${command} ${host}`).toBe(2)
+      }
+    }
+    expect(attempts).toEqual([])
+  })
+
+  it('plain http to loopback (127.0.0.0/8, ::1, localhost) and https to any host are tried', async () => {
+    setGlobalDispatcher(recorder)
+    const urls = ['http://127.0.0.1:1', 'http://127.8.9.10:1', 'http://[::1]:1', 'http://localhost:1', 'http://LocalHost:1', 'https://gateway.invalid', 'https://192.0.2.10:8443']
+    for (const url of urls) {
+      const r = await run('requests', ['--url', url], { GATEWAY_TOKEN: token })
+      expect(r.code, url).toBe(1)
+      expect(r.err[0], url).toMatch(/^requests: no answer from .* \(E_RECORDED\)$/)
+    }
+    expect(attempts).toEqual(['http://127.0.0.1', 'http://127.8.9.10', 'http://::1', 'http://localhost', 'http://localhost', 'https://gateway.invalid', 'https://192.0.2.10'])
   })
 })
 

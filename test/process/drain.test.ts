@@ -4,7 +4,8 @@
 // connection already open is refused with 503 `shutting_down` in the contract's shape, every
 // request in flight completes, then the pools and the ledger close and the process exits 0.
 // With a grace shorter than a request, that request is cut, logged, and the process still exits 0.
-// A request pipelined behind one in flight after SIGTERM gets its 503, after the first answer.
+// A request pipelined behind one in flight after SIGTERM gets its 503, after the first answer. An
+// idle keep-alive connection is closed at once, with no answer written on it.
 import { randomBytes } from 'node:crypto'
 import { connect, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -160,6 +161,49 @@ describe('SIGTERM under load', () => {
     expect(code).toBe(0)
     // the remote still holds the read (4 s): the pools are destroyed, not waited for
     expect(ms).toBeLessThan(2_500)
+  }, 20_000)
+
+  it('an idle keep-alive connection is closed at SIGTERM with no answer (a FIN, no bytes); a new connection is refused; the read in flight completes', async () => {
+    const { sim, gw, url, token, agent } = await setup(1500)
+    for (let i = 0; ; i++) {
+      const status = await request(`${url}/readyz`, { dispatcher: agent }).then(async (r) => { await r.body.text(); return r.statusCode }, () => 0)
+      if (status === 200) break
+      if (i > 100) throw new Error(`not ready: ${status}`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    // a keep-alive connection that was answered once and now sits idle, as a client's pool holds it
+    const { hostname, port } = new URL(url)
+    const idle = connect(Number(port), hostname)
+    cleanups.push(() => { idle.destroy() })
+    let received = ''
+    let ended = false
+    idle.on('data', (d: Buffer) => { received += d.toString('latin1') })
+    idle.on('end', () => { ended = true })
+    idle.on('error', () => {})
+    idle.write('GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\n')
+    await waitFor(() => /\r\n\r\n\{.*\}$/s.test(received) ? true : undefined, 5_000, 'the first answer')
+    expect(parseRawAnswers(received).map((a) => a.status)).toEqual([200])
+    const answered = received.length
+    // a read in flight keeps the process draining while the idle connection is looked at
+    const inFlight = request(`${url}/v1/supervisor/health`, { headers: { authorization: `Bearer ${token}` }, dispatcher: agent })
+      .then(async (r) => { await r.body.text(); return r.statusCode }, (err: Error) => `reset: ${err.message}`)
+    await waitFor(() => sim.rpcCalls().some((c) => c.method === 'message/send') ? true : undefined, 5_000, 'the read to reach the remote')
+
+    gw.child.kill('SIGTERM')
+    await waitFor(() => ended ? true : undefined, 2_000, 'the idle connection to be closed')
+    // closed by the drain, not by the exit: the read is still in flight
+    expect(gw.child.exitCode).toBeNull()
+    // nothing was written on it: no 503, since no request arrived on it
+    expect(received.length).toBe(answered)
+    // a client that sees the close and opens a new connection is refused: the listener is closed
+    const fresh = await new Promise<string>((resolve) => {
+      const s = connect(Number(port), hostname)
+      s.once('connect', () => { s.destroy(); resolve('connected') })
+      s.once('error', (err: NodeJS.ErrnoException) => { resolve(String(err.code)) })
+    })
+    expect(fresh).toBe('ECONNREFUSED')
+    expect(await inFlight).toBe(200)
+    expect(await gw.exited).toBe(0)
   }, 20_000)
 
   it('a request pipelined after SIGTERM behind one in flight gets its 503 shutting_down, after the first answer', async () => {

@@ -7,9 +7,13 @@
 // ingress never retries a POST once sent. Every 2xx mutation reached the remote exactly once,
 // and a refused one either reached nothing or is recorded applied/ambiguous — and sent again by
 // the client with the same request id it runs or replays, still once.
-// Then the file's other promises: limit_conn in the gateway's error shape, /metrics not served.
+// Then the file's other promises: a read sent on a kept-alive connection the replica closes under
+// it (a drain's idle close crossing the request) goes to the other replica, a POST does not;
+// limit_conn in the gateway's error shape, /metrics not served.
 // Skipped, saying so, without nginx, TEST_POSTGRES_URL or TEST_REDIS_URL.
 import { randomBytes } from 'node:crypto'
+import { createServer as createHttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../src/caller-tokens.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
@@ -211,6 +215,54 @@ describe.skipIf(!NGINX || PG === undefined || REDIS === undefined)('two replicas
 })
 
 describe.skipIf(!NGINX)('the shipped ingress file', () => {
+  it('a read sent on a kept-alive connection that the replica closes (a drain\'s idle close crossing it) is retried on the other replica; a POST is not', async () => {
+    // replica A answers the first request of each connection, and closes the connection on the
+    // next one without a byte — what nginx meets when a draining replica closes an idle
+    // keep-alive connection just as nginx sends a request on it. Replica B answers everything.
+    const seen: Array<{ replica: string; method: string; path: string; closed: boolean }> = []
+    const replica = async (name: string, closesReused: boolean): Promise<string> => {
+      const served = new WeakMap<object, number>()
+      const server = createHttpServer((req, res) => {
+        const n = (served.get(req.socket) ?? 0) + 1
+        served.set(req.socket, n)
+        const closed = closesReused && n > 1
+        seen.push({ replica: name, method: req.method!, path: req.url!, closed })
+        if (closed) { req.socket.destroy(); return }
+        req.resume()
+        req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ replica: name })) })
+      })
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      cleanups.push(async () => { server.closeAllConnections(); await new Promise((resolve) => server.close(resolve)) })
+      return `127.0.0.1:${(server.address() as AddressInfo).port}`
+    }
+    const ingress = await startIngress([await replica('A', true), await replica('B', false)])
+    cleanups.push(ingress.close)
+
+    const answers: Array<{ method: string; path: string; status: number; replica: unknown }> = []
+    for (const method of ['GET', 'POST'] as const) {
+      for (let i = 0; i < 8; i++) {
+        const path = `/v1/${method.toLowerCase()}-${i}`
+        const res = await call(`${ingress.url}${path}`, { method, ...(method === 'POST' && { body: { requestId: path } }) })
+        answers.push({ method, path, status: res.status, replica: res.body?.replica })
+      }
+    }
+    const closedOn = (method: string): string[] => seen.filter((s) => s.closed && s.method === method).map((s) => s.path)
+    const reached = (path: string): string[] => seen.filter((s) => s.path === path).map((s) => s.replica)
+    console.log(`ingress retry on a closed connection: ${answers.map((a) => `${a.method} ${a.status}${a.status === 200 ? ` ${String(a.replica)}` : ''}`).join(', ')}; closed by A: ${[...closedOn('GET'), ...closedOn('POST')].join(' ')}`)
+    // each read the replica closed under it reached the other replica and was answered
+    expect(closedOn('GET').length).toBeGreaterThan(0)
+    for (const a of answers.filter((x) => x.method === 'GET')) expect(a.status, a.path).toBe(200)
+    for (const path of closedOn('GET')) expect(reached(path), path).toEqual(['A', 'B'])
+    // a POST the replica closed under it is never passed on (it was sent): the client gets the
+    // proxy's 502 and sends it again itself, with its request id
+    expect(closedOn('POST').length).toBeGreaterThan(0)
+    for (const path of closedOn('POST')) {
+      expect(reached(path), path).toEqual(['A'])
+      expect(answers.find((a) => a.path === path)?.status, path).toBe(502)
+    }
+    for (const a of answers.filter((x) => x.method === 'POST' && x.status === 200)) expect(reached(a.path), a.path).toHaveLength(1)
+  })
+
   it('limit_conn per client address answers 429 in the gateway\'s error shape; /metrics is not served', async () => {
     const sim = await startSimulator()
     cleanups.push(async () => { await sim.close() })

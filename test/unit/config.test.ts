@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadConfig, longestRequestMs, parseUpstreamUrl, redactUrl } from '../../src/config.js'
 import { problems } from '../helpers/config-problems.js'
@@ -93,6 +96,32 @@ describe('configuration', () => {
     expect(problems({ SPYNEL_AGENT_ZERO_API_KEY_FILE: '/missing' })[0]).toMatch(/SPYNEL_AGENT_ZERO_API_KEY_FILE: cannot read/)
   })
 
+  it('reads a file it names at most 1 MiB long, and refuses a longer one at start, saying so (docs/design.md#operator-files)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oogw-config-cap-'))
+    try {
+      const cap = 1024 * 1024
+      const file = (name: string, text: string, size = text.length): string => {
+        const path = join(dir, name)
+        writeFileSync(path, text.padEnd(size, ' '))
+        return path
+      }
+      const jwks = '{"keys":[{"kty":"EC","crv":"P-256","kid":"k","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}'
+      const base = { OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 'a-secret-0123456789', GATEWAY_JWT_ISSUER: 'https://idp.example', GATEWAY_JWT_AUDIENCE: 'gw' }
+      // exactly the cap: read
+      const fits = loadConfig({ ...base, GATEWAY_CALLERS_FILE: file('callers-fits.json', callers, cap), GATEWAY_JWT_JWKS_FILE: file('jwt-fits.json', jwks, cap), GATEWAY_CARD_JWKS_FILE: file('card-fits.json', jwks, cap) })
+      expect(fits.callers?.[0]?.name).toBe('ops')
+      expect(fits.cardJwks?.jwks.keys).toHaveLength(1)
+      // one byte over: refused, each named, the start stops
+      const over = (name: string): string => `${name}: is ${cap + 1} bytes or more, over the 1 MiB cap (1048576 bytes) for a file the gateway reads`
+      expect(() => loadConfig({ ...base, GATEWAY_CALLERS_FILE: file('callers.json', callers, cap + 1), GATEWAY_JWT_JWKS_FILE: file('jwt.json', jwks, cap + 1), GATEWAY_CARD_JWKS_FILE: file('card.json', jwks, cap + 1) }))
+        .toThrow(expect.objectContaining({ problems: [over('GATEWAY_CALLERS_FILE'), over('GATEWAY_JWT_JWKS_FILE'), over('GATEWAY_CARD_JWKS_FILE')] }))
+      // a device or a FIFO is no file: /dev/zero would never end
+      expect(() => loadConfig({ ...base, GATEWAY_CALLERS_FILE: '/dev/zero', GATEWAY_JWT_JWKS_FILE: file('jwt-ok.json', jwks) })).toThrow(expect.objectContaining({ problems: ['GATEWAY_CALLERS_FILE: cannot read the file it names'] }))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('refuses an upstream secret shorter than 16 characters, without echoing it (docs/design.md#secret-echo)', () => {
     for (const short of ['ok', 'true', 'fifteen-chars-x']) {
       const p = problems({ OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: short })
@@ -136,6 +165,15 @@ describe('configuration', () => {
     const dup = [{ ...base, controllerId: 'c' }, { ...base, name: 'b', tokenSha256: 'c'.repeat(64), controllerId: 'c' }]
     expect(problems({ GATEWAY_CALLERS: JSON.stringify(dup) }).join()).toMatch(/not unique/)
     expect(problems({ GATEWAY_CALLERS: 'not json' })[0]).toMatch(/GATEWAY_CALLERS: not valid JSON/)
+  })
+
+  it('a static caller\'s name may not start with jwt: in any letter case (reserved for callers from the identity provider)', () => {
+    for (const name of ['jwt:x', 'JWT:x', 'Jwt:x', 'jWt:ops']) {
+      const named = JSON.stringify([{ name, tokenSha256: 'a'.repeat(64), scopes: ['read'] }])
+      expect(problems({ GATEWAY_CALLERS: named }), name).toEqual(['GATEWAY_CALLERS[0].name: must not start with "jwt:" (reserved for callers from the identity provider)'])
+    }
+    // only the prefix: the letters elsewhere in a name are the operator's
+    expect(problems({ GATEWAY_CALLERS: JSON.stringify([{ name: 'ops-jwt:x', tokenSha256: 'a'.repeat(64), scopes: ['read'] }]) })).toEqual([])
   })
 
   it('names every problem at once: a bad variable does not hide the checks after it', () => {

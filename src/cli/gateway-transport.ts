@@ -1,0 +1,23 @@
+// How the bin reaches a gateway (docs/design.md#finding-unresolved): it carries an admin's
+// token, so over https — the certificate checked, whatever NODE_TLS_REJECT_UNAUTHORIZED says —
+// or over plain http to loopback only, the rule OPENOPERATOR_URL follows (src/upstream/url.ts).
+// A URL that breaks it is refused before any lookup or connection, so the token never leaves.
+import { Agent, setGlobalDispatcher } from 'undici'
+import { isLoopbackHost } from '../upstream/url.js'
+
+export const PLAIN_HTTP_RULE = 'plain http:// is accepted to loopback only (127.0.0.0/8, ::1, localhost): the token would cross the network unencrypted; use https://'
+
+/** why the bin may not send a token to this URL, or undefined */
+export function gatewayUrlProblem (url: URL): string | undefined {
+  if (url.protocol === 'https:') return undefined
+  if (url.protocol !== 'http:') return 'must be http:// or https://'
+  return isLoopbackHost(url.hostname) ? undefined : PLAIN_HTTP_RULE
+}
+
+/**
+ * Every request of this process checks the server's certificate against Node's roots (plus
+ * NODE_EXTRA_CA_CERTS, the way to trust a private CA), even with NODE_TLS_REJECT_UNAUTHORIZED=0.
+ */
+export function verifiedTlsOnly (): void {
+  setGlobalDispatcher(new Agent({ connect: { rejectUnauthorized: true } }))
+}
