@@ -42,7 +42,10 @@ describe('controllers', () => {
       [['remove', 'ctl 1'], env, /<controllerId> must be 1–128 ASCII characters/],
       [['remove', 'ctl\u200b-1'], env, /<controllerId> must be 1–128 ASCII characters/],
       [['list', '--verbose'], env, /unknown option --verbose/],
-      [['list', '--url', 'ftp://example'], env, /must be http:\/\/ or https:\/\//]
+      [['list', '--url', 'ftp://example'], env, /must be http:\/\/ or https:\/\//],
+      // the admin token never crosses a network in clear (refused before any lookup or connection)
+      [['list', '--url', 'http://gateway.invalid:8080'], env, /plain http:\/\/ is accepted to loopback only/],
+      [['remove', 'ctl-1'], { ...env, GATEWAY_URL: 'http://192.0.2.10' }, /plain http:\/\/ is accepted to loopback only/]
     ]
     for (const [args, e, message] of cases) {
       const r = await run(args, e)
