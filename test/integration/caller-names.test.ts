@@ -76,7 +76,7 @@ describe('caller names', () => {
     for (const name of UNSAFE) {
       const other = token()
       f.write([caller('ops', good), caller(name, other)])
-      expect(gw.reloadCallers(), JSON.stringify(name)).toBe(false)
+      expect(await gw.reloadCallers(), JSON.stringify(name)).toBe(false)
       expect((await call(`${gw.url}${READ}`, { token: good })).status).toBe(200)
       expect((await call(`${gw.url}${READ}`, { token: other })).status).toBe(401)
     }

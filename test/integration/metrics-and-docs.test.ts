@@ -38,6 +38,8 @@ describe('OpenAPI', () => {
     const spec = (await call(`${gw.url}/openapi.json`)).body
     expect(spec.openapi).toMatch(/^3\./)
     expect(Object.keys(spec.paths).sort()).toEqual([
+      '/v1/admin/controllers',
+      '/v1/admin/controllers/{controllerId}',
       '/v1/admin/ledger/backup',
       '/v1/campaigns',
       '/v1/campaigns/{campaignId}/cancel',
