@@ -13,7 +13,7 @@ import { UpstreamCallError } from '../upstream/errors.js'
 import { wireFor, WIRE_V03, type A2aWire, type ProtocolVersion } from '../upstream/a2a-wire.js'
 import { computeCapabilities, type Capability, type CapabilityModel, type CapabilityName } from './capabilities.js'
 import { chooseProtocol, type ProtocolChoice } from './protocol.js'
-import { reportSignatures, verifyCard, type SignatureReport } from './card-signature.js'
+import { reportSignatures, signedForm, verifyCard, type SignatureReport } from './card-signature.js'
 import type { TrustedKeys } from './trusted-keys.js'
 
 const CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json'] as const
@@ -160,6 +160,15 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
     return { card: parsed.data, raw: json as Record<string, unknown>, hash: createHash('sha256').update(res.body).digest('hex'), path, etag: header(res.headers, 'etag'), maxAgeMs }
   }
 
+  /** the card in the form its signature covers, hashed as such; undefined when that form is not a valid card */
+  function adoptSigned (r: Extract<Attempt, { card: AgentCard }>): Extract<Attempt, { card: AgentCard }> | undefined {
+    const form = signedForm(r.raw)
+    // an unset list is an empty one, as the signer's protobuf reads it
+    const parsed = AgentCardSchema.safeParse({ ...form, skills: form.skills ?? [] })
+    if (!parsed.success) return undefined
+    return { ...r, card: parsed.data, raw: form, hash: createHash('sha256').update(JSON.stringify(form)).digest('hex') }
+  }
+
   function fail (why: string): void {
     failures += 1
     lastError = why
@@ -179,10 +188,15 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
       if (result.maxAgeMs !== undefined) nextDelayMs = Math.min(o.intervalMs, Math.max(minIntervalMs, result.maxAgeMs))
       const keys = o.trustedKeys?.current()
       const report = keys !== undefined ? await verifyCard(result.raw, keys) : reportSignatures(result.raw)
+      // what is used is what was signed: a verified card is read without the members its signature does not cover
+      const signed = report.state === 'verified' ? adoptSigned(result) : result
       if (report.state === 'failed') {
         // an unverified card is never adopted: the last good one stays, fail closed at start
         fail(`card signature: ${report.reason}`)
+      } else if (signed === undefined) {
+        fail('card signature: the signed form of the card (its empty members dropped) is not a valid card')
       } else {
+        result = signed
         if (result.hash !== cardHash) {
           // a changed card resets what the remote has shown about the old one
           confirmed = new Set()

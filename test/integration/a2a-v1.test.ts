@@ -147,6 +147,45 @@ describe('signed cards (simulator)', () => {
     expect(reordered.signature.state).toBe('verified')
   })
 
+  it('empty members added after signing (which the signature does not cover) are dropped before the card is read', async ({ startPair }) => {
+    const k = await keyPair('ES256', 'sim-empty')
+    const file = jwksFile()
+    file.write([k.jwk])
+    for (const protocol of ['v0.3', 'v1.0'] as const) {
+      const { sim, gw: g } = await startPair({ sim: { protocol, profile: 'campaign-control', cardSigning: { keys: [k.signing] } }, env: { GATEWAY_CARD_JWKS_FILE: file.path, GATEWAY_CONTROL_ENABLED: 'true' } })
+      const first = (await get(g, '/v1/upstream')).body
+      expect(first).toMatchObject({ mode: 'controller', cardUrlMismatch: false, signature: { state: 'verified' }, protocol: { version: protocol.slice(1) } })
+      // what a forger can add without breaking the signature: members whose value is [], {}, "" or
+      // null, at the top or inside a list — each would change what the card says if it were read
+      sim.setCardAfterSigning((c) => protocol === 'v0.3'
+        ? { ...c, supportedInterfaces: [], additionalInterfaces: [{}], capabilities: { ...(c.capabilities as object), extensions: [...(c.capabilities as { extensions: unknown[] }).extensions, {}] } }
+        : { ...c, url: '', supportedInterfaces: [...(c.supportedInterfaces as unknown[]), {}, null], skills: [...(c.skills as unknown[]), {}] })
+      const u = (await refresh(g)).body
+      expect(u.lastError, protocol).toBeNull()
+      expect(u.signature.state).toBe('verified')
+      expect(u.protocol.version, protocol).toBe(protocol.slice(1))
+      expect(u.protocol.interfaces).toEqual(first.protocol.interfaces)
+      expect(u.mode, protocol).toBe('controller')
+      expect(u.cardUrlMismatch).toBe(false)
+      expect(u.missingPrerequisites).toEqual([])
+      expect(u.card.sha256).toBe(first.card.sha256)
+      for (const path of ['/v1/supervisor/health', '/v1/campaigns']) expect((await get(g, path)).status, `${protocol} ${path}`).toBe(200)
+    }
+  })
+
+  it('a card signed with an empty name: its signed form is no card, a failed refresh that keeps the last good one', async ({ startPair }) => {
+    const k = await keyPair('ES256', 'sim-noname')
+    const file = jwksFile()
+    file.write([k.jwk])
+    const { sim, gw: g } = await startPair({ sim: { protocol: 'v1.0', cardSigning: { keys: [k.signing] } }, env: { GATEWAY_CARD_JWKS_FILE: file.path } })
+    const first = (await get(g, '/v1/upstream')).body
+    sim.setCard((c) => ({ ...c, name: '' }))
+    const u = (await refresh(g)).body
+    expect(u.lastError).toBe('card signature: the signed form of the card (its empty members dropped) is not a valid card')
+    expect(u.card.sha256).toBe(first.card.sha256)
+    expect((await get(g, '/v1/supervisor/health')).status).toBe(200)
+  })
+
   it('fail closed at start: an unsigned card, or one signed with an unknown key, is never adopted', async ({ startPair }) => {
     const trusted = await keyPair('ES256', 'trusted')
     const stranger = await keyPair('ES256', 'stranger')
