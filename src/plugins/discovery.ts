@@ -11,7 +11,7 @@ declare module 'fastify' {
   interface FastifyInstance { discovery: Discovery }
 }
 
-export default fp(async (app) => {
+export default fp<{ now?: (() => number) | undefined }>(async (app, opts) => {
   const config = app.gatewayConfig
   const { metrics } = app
   const logger = (app.log as Logger).child({ component: 'discovery' })
@@ -27,7 +27,8 @@ export default fp(async (app) => {
     // re-read when the file changes: keys rotate without a restart
     trustedKeys: cardJwks !== undefined ? trustedKeysFromFile('GATEWAY_CARD_JWKS_FILE', cardJwks.path, cardJwks.jwks, (problem) => { logger.warn({ problem }, 'the trusted card keys file was refused') }) : undefined,
     logger,
-    onRefresh: (outcome) => metrics.discovery.inc({ outcome })
+    onRefresh: (outcome) => metrics.discovery.inc({ outcome }),
+    now: opts.now
   })
   metrics.bindDiscovery(() => discovery.snapshot())
   app.decorate('discovery', discovery)

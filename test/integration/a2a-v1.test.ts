@@ -1,7 +1,8 @@
 // The gateway against the simulator's A2A v1.0 and dual protocols (docs/design.md#protocol-versions,
 // docs/design.md#signed-cards): callers see the same REST answers as over v0.3; campaign control
-// over v1.0 sends each mutation once; -32009 on a mutation is ambiguous; signed cards verify,
-// a tampered one is refused and the last good card stays; keys rotate through the JWKS file.
+// over v1.0 sends each mutation once; -32009 on a mutation is ambiguous (the rest of -32009 is in
+// version-refusal.test.ts); signed cards verify, a tampered one is refused and the last good card
+// stays, empty members added after signing are not read; keys rotate through the JWKS file.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -67,8 +68,8 @@ describe('A2A v1.0 and dual remotes (simulator)', () => {
     // the control fixture checks after the test that no request id reached the remote twice
   })
 
-  it('a -32009 on a mutation is ambiguous (never taken as not applied), and the version is no longer spoken', async ({ startControlPair }) => {
-    // a v1.0-only remote whose card claims 0.3: the claim goes out as v0.3 and is refused by version
+  it('a -32009 on a mutation over v0.3 is ambiguous (never taken as not applied), and, being no v0.3 code, refuses no version', async ({ startControlPair }) => {
+    // a v1.0-only remote whose card claims 0.3: the claim goes out as v0.3 and the remote answers -32009
     const p = await startControlPair({ sim: { protocol: 'v1.0' } })
     const t = p.gw.tokens.controller
     const url = p.sim.url
@@ -78,9 +79,14 @@ describe('A2A v1.0 and dual remotes (simulator)', () => {
     expect(res.status).toBe(504)
     expect(res.body.error.code).toBe('ambiguous_write')
     const u = (await p.get(t, '/v1/upstream')).body
-    expect(u.protocol.refusedVersion).toBe('0.3')
-    expect(u.mode).toBe('observer')
-    expect(u.missingPrerequisites.join(' ')).toContain('refused A2A protocol version 0.3')
+    expect(u.protocol).toMatchObject({ version: '0.3', refusedVersion: null, refusedUntil: null })
+    expect(u.mode).toBe('controller')
+    // a read answered -32009 over v0.3 is an ordinary upstream error, each time
+    for (let i = 0; i < 2; i++) {
+      const read = await p.get(t, '/v1/supervisor/health')
+      expect(read.status).toBe(502)
+      expect(read.body.error.code).toBe('upstream_rejected')
+    }
   })
   it('a card that offers only versions the gateway cannot speak: nothing is called, /v1/upstream names them, and reads are 503', async ({ startPair }) => {
     const { sim, gw: g } = await startPair({ sim: { protocol: 'v1.0' } })
