@@ -139,6 +139,8 @@ export interface SecretForms {
   text: string
   /** base64, either alphabet, a line break allowed between any two characters, at each of 3 alignments */
   base64: string[]
+  /** the same without line breaks, for a text that holds none */
+  base64Unbroken: string[]
   /** plain strings: base32 upper and lower case at each of 5 alignments, hex lower and upper case */
   literals: string[]
 }
@@ -153,6 +155,7 @@ export function secretForms (secret: string): SecretForms {
     plain: chars.map((c) => c.plain).join(''),
     text: chars.map((c) => c.all).join(''),
     base64: [...new Set(aligned(bytes, 3, (b) => [...b.toString('base64')].map(base64Char).join(BREAK)).filter((p) => p !== ''))],
+    base64Unbroken: [...new Set(aligned(bytes, 3, (b) => [...b.toString('base64')].map(base64Char).join('')).filter((p) => p !== ''))],
     literals: [...new Set([...b32, ...b32.map((p) => p.toLowerCase()), hex, hex.toUpperCase()])]
   }
 }
@@ -163,17 +166,44 @@ export function secretPatterns (secret: string): string[] {
   return [f.text, ...f.base64, ...f.literals]
 }
 
+/** base32's and hex's characters by how rarely ordinary text holds them, rarest first (English letter frequencies; digits between) */
+const RARE_FIRST = 'qzjxkv9876543210bpygfwmucldrhsnioate'
+
+/**
+ * A search for a literal needle (base32, hex) by its rarest character: each occurrence of that
+ * character (`indexOf` of one character, a memchr) is a candidate, compared whole. `includes`
+ * skips by the needle's length only when the text's characters are not in the needle, and a
+ * lower-case base32 needle shares its letters with any text: measured ten times the instructions.
+ */
+export function literalSearch (needle: string): (s: string) => boolean {
+  const lower = needle.toLowerCase()
+  let at = 0
+  for (const c of RARE_FIRST) {
+    const i = lower.indexOf(c)
+    if (i >= 0) {
+      at = i
+      break
+    }
+  }
+  const anchor = needle[at]!
+  return (s) => {
+    for (let i = s.indexOf(anchor, at); i !== -1; i = s.indexOf(anchor, i + 1)) if (s.startsWith(needle, i - at)) return true
+    return false
+  }
+}
+
 export function secretMatcher (secret: string): SecretMatcher {
   const f = secretForms(secret)
   // one expression per form, not one alternation of them all: irregexp searches an alternation
-  // position by position — measured 2–5× slower; the literals by `includes`, whose search skips
-  // by the whole needle where irregexp's looks a few characters ahead; the text forms with an
-  // escape only when the text holds a character such an escape starts with
-  // (bench/secret-guard.ts, docs/design.md#hot-path)
+  // position by position — measured 2–5× slower; the escaped text forms only when the text holds
+  // a character such an escape starts with, the line breaks of base64 only when it holds one (an
+  // optional group after each character stops irregexp's look-ahead: six times the instructions);
+  // the literals by their rarest character (bench/secret-guard.ts, docs/design.md#hot-path)
   const plain = new RegExp(f.plain)
   const text = new RegExp(f.text)
   const base64 = f.base64.map((s) => new RegExp(s))
-  const { literals } = f
+  const base64Unbroken = f.base64Unbroken.map((s) => new RegExp(s))
+  const literals = f.literals.map(literalSearch)
   const all = new RegExp(secretPatterns(secret).join('|'), 'g')
   return {
     test: (input) => {
@@ -181,8 +211,8 @@ export function secretMatcher (secret: string): SecretMatcher {
       const s = typeof input === 'string' ? input : input.toString('latin1')
       if (plain.test(s)) return true
       if ((s.includes('%') || s.includes('&') || s.includes('\\u')) && text.test(s)) return true
-      for (const r of base64) if (r.test(s)) return true
-      for (const l of literals) if (s.includes(l)) return true
+      for (const r of s.includes('\n') || s.includes('\\n') ? base64 : base64Unbroken) if (r.test(s)) return true
+      for (const search of literals) if (search(s)) return true
       return false
     },
     replace: (input, censor) => input.replace(all, censor)
