@@ -1,21 +1,26 @@
-// npx tsx bench/secret-guard.ts: what the secret guard (docs/design.md#secret-echo) costs per
-// answer, in ns per check on a typical 2 KiB answer that does not carry the secret (the common
-// case: the whole text is scanned) — the raw and JSON-escaped forms alone (one `includes` each,
-// the guard before it knew encodings), every encoded form as one regular expression per form (the
-// guard now, and the same search of an upstream answer in parseRpc), and the alternatives it was
-// measured against: one alternation of all the forms (a single pass), and one `includes` per
-// literal needle. The log scrubber's search of one access line (~310 bytes), before and now. An Aho–Corasick automaton (modern-ahocorasick 3.3, pure JavaScript) took
-// 60–110 µs per check on the same answer and is not a row here. For each of several
-// random secrets, the median of 5 runs of 20,000 checks after a warm-up.
+// npm run bench -- --secret-guard (or npx tsx bench/secret-guard.ts): what the secret guard
+// (docs/design.md#secret-echo) costs per answer, in ns per check on a typical 2 KiB answer that
+// does not carry the secret (the common case: the whole text is scanned) — the raw and
+// JSON-escaped forms alone (one `includes` each, the guard before it knew encodings); every form
+// as the guard searches them now (src/secret-match.ts), also the search of an upstream answer in
+// parseRpc; the same on an answer holding `%` and `&` (the escaped text forms searched too) and
+// on one holding JSON-escaped line breaks (base64 searched with them); and the alternatives each
+// choice was measured against: one alternation of all the forms (a single pass), the literals
+// (base32, hex) by `includes` or as expressions instead of by their rarest character, base64's
+// line breaks and the escaped text forms searched whatever the text holds. The log scrubber's
+// search of one access line (~310 bytes), before and now. An Aho–Corasick automaton
+// (modern-ahocorasick 3.3, pure JavaScript) took 60–110 µs per check on the same answer and is
+// not a row here. For each of several random secrets, the median of 5 runs of 20,000 checks
+// after a warm-up.
 import { randomBytes } from 'node:crypto'
-import { answerCarriesSecret, secretMatcher, secretPatterns } from '../src/secret-match.js'
+import { answerCarriesSecret, literalSearch, secretForms, secretMatcher, secretPatterns } from '../src/secret-match.js'
 
 const RUNS = 5
 const CHECKS = Number(process.env.BENCH_GUARD_CHECKS ?? 20_000)
 const SECRETS = Number(process.env.BENCH_GUARD_SECRETS ?? 12)
 
 /** an answer shaped like a task projection, ~2 KiB, with words, ids, a URI and some base64 */
-function typicalAnswer (bytes: number): string {
+function typicalAnswer (bytes: number, uri = 'https://files.example/e?x=1'): string {
   const words = ['campaign', 'attempt', 'stage', 'evaluation', 'loss', 'metric', 'checkpoint', 'completed', 'run', 'the', 'of', 'and']
   const artifacts = []
   let i = 0
@@ -24,19 +29,7 @@ function typicalAnswer (bytes: number): string {
     artifacts.push({ artifactId: `a-${i}`, name: `report-${i}.txt`, parts: [{ kind: 'text', text }, { kind: 'data', data: { step: i, loss: 0.1 * i, digest: randomBytes(12).toString('base64') } }] })
     i++
   }
-  return JSON.stringify({ taskId: 'task-7f3a9c2e', contextId: 'ctx-1', state: 'completed', outcomeScope: 'attempt', supervisor: { revision: 3, stage: 'train', runId: 'run-1', attemptId: 'att-2', sourceSha: 'ab'.repeat(20), evidenceRevision: 1, evidenceRef: 'https://files.example/e?x=1', blocked: false }, artifacts, artifactsTruncated: false })
-}
-
-/** the literal needles one `includes` each would need for the same forms */
-function literalNeedles (s: string): string[] {
-  const b64 = (t: Buffer): string => t.toString('base64')
-  const bytes = Buffer.from(s)
-  const aligned = [0, 1, 2].map((k) => { const r = bytes.subarray(k); return r.subarray(0, r.length - (r.length % 3)) })
-  const pct = encodeURIComponent(s)
-  const form = new URLSearchParams({ k: s }).toString().slice(2)
-  const hex = bytes.toString('hex')
-  return [...new Set([s, JSON.stringify(s).slice(1, -1), pct, pct.toLowerCase(), form, form.toLowerCase(),
-    ...aligned.map(b64), ...aligned.map((b) => b.toString('base64url')), hex, hex.toUpperCase()])]
+  return JSON.stringify({ taskId: 'task-7f3a9c2e', contextId: 'ctx-1', state: 'completed', outcomeScope: 'attempt', supervisor: { revision: 3, stage: 'train', runId: 'run-1', attemptId: 'att-2', sourceSha: 'ab'.repeat(20), evidenceRevision: 1, evidenceRef: uri, blocked: false }, artifacts, artifactsTruncated: false })
 }
 
 function nsPerCheck (check: () => boolean): number {
@@ -51,6 +44,8 @@ function nsPerCheck (check: () => boolean): number {
 }
 
 const answer = typicalAnswer(2048)
+const escaped = typicalAnswer(2048, 'https://files.example/e?x=1&name=run%201')
+const broken = answer.replace(/ of /g, '\\n')
 /** the access line as src/access-log.ts writes it, ~310 bytes */
 const ACCESS_LINE = JSON.stringify({ level: 30, time: Date.now(), pid: 4242, hostname: 'gw-7f3a9c2e', reqId: 'b1f0e2a4-8c1d-4a55-9b0e-0c2d7d1e5f6a', req: { method: 'GET', url: '/v1/tasks/task-7f3a9c2e', route: '/v1/tasks/:taskId', remoteAddress: '10.0.3.17', remotePort: 51234 }, res: { statusCode: 200 }, responseTime: 1.734, msg: 'request completed' })
 const buffer = Buffer.from(answer)
@@ -59,16 +54,30 @@ const rows = new Map<string, number[]>()
 for (let k = 0; k < SECRETS; k++) {
   const secret = randomBytes(24).toString('base64url')
   const before = [...new Set([secret, JSON.stringify(secret).slice(1, -1)])]
-  const needles = literalNeedles(secret)
   const matcher = secretMatcher(secret)
   const alternation = new RegExp(secretPatterns(secret).join('|'))
+  // the matcher's parts, to swap one choice at a time
+  const forms = secretForms(secret)
+  const plain = new RegExp(forms.plain)
+  const text = new RegExp(forms.text)
+  const base64 = forms.base64.map((s) => new RegExp(s))
+  const unbroken = forms.base64Unbroken.map((s) => new RegExp(s))
+  const literalExpressions = forms.literals.map((s) => new RegExp(s))
+  const literals = forms.literals.map(literalSearch)
+  // on this answer (no %, &, \u or line break) the guard runs plain, the unbroken base64 and the literals
+  const rest = (): boolean => unbroken.some((r) => r.test(answer)) || literals.some((l) => l(answer))
   const json = JSON.parse(answer) as unknown
   const checks: Array<[string, () => boolean]> = [
-    ['raw and JSON-escaped forms, one includes each (the guard before)', () => before.some((f) => answer.includes(f))],
-    ['every form, one expression per form (the guard now, per answer sent)', () => matcher.test(answer)],
+    ['raw and JSON-escaped forms, one includes each (the guard before it knew encodings)', () => before.some((f) => answer.includes(f))],
+    ['every form (the guard now, per answer sent)', () => matcher.test(answer)],
+    ['every form, on an answer holding % and & (the escaped text forms searched too)', () => matcher.test(escaped)],
+    ['every form, on an answer holding \\n (base64 searched with line breaks)', () => matcher.test(broken)],
     ['every form, one alternation of all the forms (one pass)', () => alternation.test(answer)],
-    ['every form, one includes per literal needle', () => needles.some((f) => answer.includes(f))],
-    ['every form, on a Buffer payload (latin1 view, then the expression)', () => matcher.test(buffer)],
+    ['every form, the literals by includes', () => plain.test(answer) || unbroken.some((r) => r.test(answer)) || forms.literals.some((l) => answer.includes(l))],
+    ['every form, the literals as expressions', () => plain.test(answer) || unbroken.some((r) => r.test(answer)) || literalExpressions.some((r) => r.test(answer))],
+    ['every form, base64 with line breaks whatever the text holds', () => plain.test(answer) || base64.some((r) => r.test(answer)) || literals.some((l) => l(answer))],
+    ['every form, the escaped text forms whatever the text holds', () => text.test(answer) || rest()],
+    ['every form, on a Buffer payload (latin1 view, then the search)', () => matcher.test(buffer)],
     ['every form, on an upstream answer without escapes (parseRpc)', () => answerCarriesSecret(matcher, answer, json)],
     ['log scrubber, one access line, raw form (before)', () => ACCESS_LINE.includes(secret)],
     ['log scrubber, one access line, every form (now)', () => matcher.test(ACCESS_LINE)]

@@ -30,6 +30,7 @@ export function upstreamView (s: DiscoverySnapshot) {
           version: s.protocol.version ?? null,
           reason: s.protocol.reason,
           refusedVersion: s.protocol.refused ?? null,
+          refusedUntil: s.protocol.refusedUntil ?? null,
           interfaces: s.protocol.interfaces.map((i) => ({ protocolBinding: i.binding, protocolVersion: i.version, url: i.url, atEndpoint: i.atEndpoint }))
         },
     signature: s.signature === undefined

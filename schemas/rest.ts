@@ -36,7 +36,8 @@ export const UpstreamViewSchema = z.object({
   protocol: z.object({
     version: z.enum(['0.3', '1.0']).nullable(),
     reason: z.string(),
-    refusedVersion: z.enum(['0.3', '1.0']).nullable(),
+    refusedVersion: z.enum(['0.3', '1.0']).nullable().describe('A version the remote refused with -32009: not spoken until refusedUntil, another the card offers meanwhile.'),
+    refusedUntil: z.string().nullable().describe('When the refused version is spoken again (its back-off doubles while each retry is refused).'),
     interfaces: z.array(z.object({ protocolBinding: z.string(), protocolVersion: z.string(), url: z.string(), atEndpoint: z.boolean() }))
   }).nullable(),
   // the held card's signature (docs/design.md#signed-cards): verified only against GATEWAY_CARD_JWKS_FILE
@@ -59,7 +60,7 @@ export const UpstreamViewSchema = z.object({
     mode: 'controller',
     card: { name: 'OpenOperator', version: '1.0.0', protocolVersion: '0.3', path: '/.well-known/agent-card.json', sha256: '784d0014ab14dbe58387857a3032cf8057c5d9c8c8fe3cf61d85dcc6a662521c', skillIds: ['general_assistance', 'argus_supervisor_health', 'argus_supervisor_status', 'argus_campaign_list'] },
     cardUrlMismatch: false,
-    protocol: { version: '0.3', reason: 'a card without supportedInterfaces (protocolVersion 0.3): A2A 0.3', refusedVersion: null, interfaces: [] },
+    protocol: { version: '0.3', reason: 'a card without supportedInterfaces (protocolVersion 0.3): A2A 0.3', refusedVersion: null, refusedUntil: null, interfaces: [] },
     signature: { state: 'absent', keyId: null, algorithm: null, reason: 'the card carries no signature (none required: GATEWAY_CARD_JWKS_FILE is not set)' },
     nextRefreshAt: '2026-12-01T23:51:00.000Z',
     lastRefreshAt: '2026-12-01T23:50:00.000Z',

@@ -54,7 +54,7 @@ export interface AppDeps {
   tracing?: Tracing | undefined
   /** identical reads in flight share one upstream call (default); off only for the bench */
   coalesceReads?: boolean | undefined
-  /** the control plane's clock, ms since the epoch (default Date.now); tests move it */
+  /** the control plane's clock, and the one a refused A2A version's back-off is judged by, ms since the epoch (default Date.now); tests move it */
   clock?: (() => number) | undefined
   /**
    * the ledger's clock in tests (docs/design.md#one-clock): an SQLite ledger's own (by default
@@ -117,7 +117,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(ledger, { now: deps.ledgerClock ?? deps.clock, serverClock: deps.ledgerClock })
   // domain: the remote as the gateway sees it
   await app.register(upstream, { wrap: deps.tracing?.wrapUpstream })
-  await app.register(discovery)
+  await app.register(discovery, { now: deps.clock })
   await app.register(argus, { coalesce: deps.coalesceReads ?? true })
   // domain: the control plane, which writes the ledger
   await app.register(control, { now: deps.clock, onStep: deps.onMutationStep })

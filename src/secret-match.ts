@@ -22,57 +22,200 @@ export interface SecretMatcher {
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
 /** a hex digit in either case */
 const hexDigit = (d: string): string => /[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d
-const hexOf = (bytes: Buffer): string => [...bytes.toString('hex')].map(hexDigit).join('')
+const hexNumber = (n: number, width: number): string => [...n.toString(16).padStart(width, '0')].map(hexDigit).join('')
 
-/** one character raw, JSON-escaped, or percent-encoded in either case; letters and digits are never encoded */
-function textChar (c: string): string {
-  if (/[A-Za-z0-9]/.test(c)) return c
-  const forms = new Set([escape(c), escape(JSON.stringify(c).slice(1, -1)), `%${hexOf(Buffer.from(c, 'latin1'))}`])
-  return `(?:${[...forms].join('|')})`
+/**
+ * HTML's named character references of ASCII punctuation (the WHATWG list; none exists for
+ * `-`, `~` or a letter or digit). The four legacy names are read without their `;` too.
+ */
+const HTML_NAMES: Record<string, string[]> = {
+  '!': ['excl'],
+  '"': ['quot', 'QUOT'],
+  '#': ['num'],
+  $: ['dollar'],
+  '%': ['percnt'],
+  '&': ['amp', 'AMP'],
+  "'": ['apos'],
+  '(': ['lpar'],
+  ')': ['rpar'],
+  '*': ['ast', 'midast'],
+  '+': ['plus'],
+  ',': ['comma'],
+  '.': ['period'],
+  '/': ['sol'],
+  ':': ['colon'],
+  ';': ['semi'],
+  '<': ['lt', 'LT'],
+  '=': ['equals'],
+  '>': ['gt', 'GT'],
+  '?': ['quest'],
+  '@': ['commat'],
+  '[': ['lsqb', 'lbrack'],
+  '\\': ['bsol'],
+  ']': ['rsqb', 'rbrack'],
+  '^': ['Hat'],
+  _: ['lowbar', 'UnderBar'],
+  '`': ['grave', 'DiacriticalGrave'],
+  '{': ['lcub', 'lbrace'],
+  '|': ['verbar', 'vert', 'VerticalLine'],
+  '}': ['rcub', 'rbrace'],
+  '\t': ['Tab'],
+  '\n': ['NewLine']
+}
+const LEGACY_NAMES = new Set(['quot', 'QUOT', 'amp', 'AMP', 'lt', 'LT', 'gt', 'GT'])
+
+/** one backslash or more: a JSON escape, in a JSON string again any number of times */
+const BACKSLASHES = '\\\\+'
+/** a line break a base64 decoder skips: LF or CRLF, raw or JSON-escaped */
+const BREAK = `(?:\\r?\\n|(?:${BACKSLASHES}r)?${BACKSLASHES}n)?`
+
+/**
+ * One character in each form a text decoder reads it from, any of them at each character (a
+ * string partly encoded decodes as well): raw; JSON-escaped (`\"`, `\/`, `\u0073` in either
+ * case); percent-encoded, its UTF-8 bytes in either case and encoded any number of times
+ * (`%73`, `%2573`); an HTML character reference, decimal or hex (`&#115;`, `&#x73;`, `&#X73;`,
+ * leading zeros, the `;` left out as a parser allows) or named. Linear in the secret's length.
+ * `plain` is the same without the forms that start with `%`, `&` or `\u`.
+ */
+function textChar (c: string): { plain: string; all: string } {
+  const cp = c.codePointAt(0)!
+  const units = Array.from({ length: c.length }, (_, i) => c.charCodeAt(i))
+  const json = JSON.stringify(c).slice(1, -1)
+  // a JSON escape's backslash is doubled each time the text is put in a JSON string again
+  const plain = c === '\\' ? [BACKSLASHES] : [escape(c), json.startsWith('\\') ? BACKSLASHES + escape(json.slice(1)) : escape(json)]
+  if (c === '/') plain.push(`${BACKSLASHES}\\/`)
+  if (c === ' ') plain.push('\\+')
+  const all = [
+    ...plain,
+    units.map((u) => `${BACKSLASHES}u${hexNumber(u, 4)}`).join(''),
+    [...Buffer.from(c, 'utf8')].map((b) => `%(?:25)*${hexNumber(b, 2)}`).join(''),
+    `&#0*${cp};?`,
+    `&#[xX]0*${hexNumber(cp, 1)};?`,
+    ...(HTML_NAMES[c] ?? []).map((n) => `&${n}${LEGACY_NAMES.has(n) ? ';?' : ';'}`)
+  ]
+  const group = (forms: string[]): string => {
+    const unique = [...new Set(forms)]
+    return unique.length === 1 ? unique[0]! : `(?:${unique.join('|')})`
+  }
+  return { plain: group(plain), all: group(all) }
 }
 
-/** a base64 character of the standard or the url-safe alphabet, `+` and `/` also percent-encoded */
+/** a base64 character of the standard or the url-safe alphabet, `+` and `/` also percent- or JSON-escaped */
 function base64Char (c: string): string {
   if (c === '+') return '(?:\\+|-|%2[bB])'
-  if (c === '/') return '(?:\\/|_|%2[fF])'
+  if (c === '/') return `(?:\\/|_|%2[fF]|${BACKSLASHES}\\/)`
   return c
 }
 
 /**
- * The base64 characters that depend on the secret alone, for each alignment: inside a longer
- * string the secret starts at byte offset 0, 1 or 2 of a 3-byte group, and only the groups it
- * fills entirely encode the same way whatever surrounds it.
+ * The characters of an encoding that depend on the secret alone, for each alignment: inside a
+ * longer string the secret starts at byte offset 0 … group - 1 of a group of `group` bytes (3 for
+ * base64, 5 for base32), and only the groups it fills entirely encode the same way whatever
+ * surrounds it.
  */
-function base64Patterns (bytes: Buffer): string[] {
-  return [0, 1, 2].map((skip) => {
+function aligned (bytes: Buffer, group: number, encode: (b: Buffer) => string): string[] {
+  return Array.from({ length: group }, (_, skip) => {
     const rest = bytes.subarray(skip)
-    const whole = rest.subarray(0, rest.length - (rest.length % 3))
-    return [...whole.toString('base64')].map(base64Char).join('')
+    return encode(rest.subarray(0, rest.length - (rest.length % group)))
   })
 }
 
-/** one pattern source per form of the secret: raw/JSON/percent, base64 at each alignment, hex lower and upper */
-export function secretPatterns (secret: string): string[] {
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
+/** RFC 4648 §6 base32 of whole 5-byte groups (no padding) */
+function base32 (bytes: Buffer): string {
+  let out = ''
+  for (let i = 0; i + 5 <= bytes.length; i += 5) {
+    let v = 0n
+    for (let j = 0; j < 5; j++) v = (v << 8n) | BigInt(bytes[i + j]!)
+    for (let k = 7; k >= 0; k--) out += BASE32[Number((v >> BigInt(k * 5)) & 31n)]
+  }
+  return out
+}
+
+export interface SecretForms {
+  /** the text forms without an escape that starts with `%`, `&` or `\u`: raw, JSON's short escapes */
+  plain: string
+  /** the text forms, each character in any of its forms */
+  text: string
+  /** base64, either alphabet, a line break allowed between any two characters, at each of 3 alignments */
+  base64: string[]
+  /** the same without line breaks, for a text that holds none */
+  base64Unbroken: string[]
+  /** plain strings: base32 upper and lower case at each of 5 alignments, hex lower and upper case */
+  literals: string[]
+}
+
+/** the pattern sources by kind (the bench builds its alternatives from them) */
+export function secretForms (secret: string): SecretForms {
   const bytes = Buffer.from(secret, 'utf8')
   const hex = bytes.toString('hex')
-  return [...new Set([[...secret].map(textChar).join(''), ...base64Patterns(bytes), hex, hex.toUpperCase()])]
+  const chars = [...secret].map(textChar)
+  const b32 = aligned(bytes, 5, base32).filter((p) => p !== '')
+  return {
+    plain: chars.map((c) => c.plain).join(''),
+    text: chars.map((c) => c.all).join(''),
+    base64: [...new Set(aligned(bytes, 3, (b) => [...b.toString('base64')].map(base64Char).join(BREAK)).filter((p) => p !== ''))],
+    base64Unbroken: [...new Set(aligned(bytes, 3, (b) => [...b.toString('base64')].map(base64Char).join('')).filter((p) => p !== ''))],
+    literals: [...new Set([...b32, ...b32.map((p) => p.toLowerCase()), hex, hex.toUpperCase()])]
+  }
+}
+
+/** one pattern source per form of the secret (the literals need no escaping: base32 and hex digits) */
+export function secretPatterns (secret: string): string[] {
+  const f = secretForms(secret)
+  return [f.text, ...f.base64, ...f.literals]
+}
+
+/** base32's and hex's characters by how rarely ordinary text holds them, rarest first (English letter frequencies; digits between) */
+const RARE_FIRST = 'qzjxkv9876543210bpygfwmucldrhsnioate'
+
+/**
+ * A search for a literal needle (base32, hex) by its rarest character: each occurrence of that
+ * character (`indexOf` of one character, a memchr) is a candidate, compared whole. `includes`
+ * skips by the needle's length only when the text's characters are not in the needle, and a
+ * lower-case base32 needle shares its letters with any text: measured ten times the instructions.
+ */
+export function literalSearch (needle: string): (s: string) => boolean {
+  const lower = needle.toLowerCase()
+  let at = 0
+  for (const c of RARE_FIRST) {
+    const i = lower.indexOf(c)
+    if (i >= 0) {
+      at = i
+      break
+    }
+  }
+  const anchor = needle[at]!
+  return (s) => {
+    for (let i = s.indexOf(anchor, at); i !== -1; i = s.indexOf(anchor, i + 1)) if (s.startsWith(needle, i - at)) return true
+    return false
+  }
 }
 
 export function secretMatcher (secret: string): SecretMatcher {
-  const sources = secretPatterns(secret)
-  // one expression per form, not one alternation of them all: irregexp searches a literal (most
-  // forms are one) with a string search, an alternation position by position — measured 2–5×
-  // slower (bench/secret-guard.ts, docs/design.md#hot-path)
-  const each = sources.map((s) => new RegExp(s))
-  const all = new RegExp(sources.join('|'), 'g')
+  const f = secretForms(secret)
+  // one expression per form, not one alternation of them all: irregexp searches an alternation
+  // position by position — measured 2–5× slower; the escaped text forms only when the text holds
+  // a character such an escape starts with, the line breaks of base64 only when it holds one (an
+  // optional group after each character stops irregexp's look-ahead: six times the instructions);
+  // the literals by their rarest character (bench/secret-guard.ts, docs/design.md#hot-path)
+  const plain = new RegExp(f.plain)
+  const text = new RegExp(f.text)
+  const base64 = f.base64.map((s) => new RegExp(s))
+  const base64Unbroken = f.base64Unbroken.map((s) => new RegExp(s))
+  const literals = f.literals.map(literalSearch)
+  const all = new RegExp(secretPatterns(secret).join('|'), 'g')
   return {
-    test: (text) => {
+    test: (input) => {
       // latin1: one char per byte, so an ASCII form matches the bytes exactly, without a UTF-8 decode
-      const s = typeof text === 'string' ? text : text.toString('latin1')
-      for (const r of each) if (r.test(s)) return true
+      const s = typeof input === 'string' ? input : input.toString('latin1')
+      if (plain.test(s)) return true
+      if ((s.includes('%') || s.includes('&') || s.includes('\\u')) && text.test(s)) return true
+      for (const r of s.includes('\n') || s.includes('\\n') ? base64 : base64Unbroken) if (r.test(s)) return true
+      for (const search of literals) if (search(s)) return true
       return false
     },
-    replace: (text, censor) => text.replace(all, censor)
+    replace: (input, censor) => input.replace(all, censor)
   }
 }
 

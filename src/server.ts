@@ -38,7 +38,7 @@ export interface StartOptions {
   logger?: Logger
   /** share identical reads in flight (docs/design.md#coalescing); off only to measure what it saves (bench) */
   coalesceReads?: boolean
-  /** the control plane's clock (docs/design.md#leases); tests move it to reach expiry and skew */
+  /** the control plane's clock (docs/design.md#leases), also a refused A2A version's back-off's; tests move it to reach expiry and skew */
   clock?: () => number
   /** the ledger's clock (docs/design.md#one-clock); by default `clock` */
   ledgerClock?: () => number

@@ -115,11 +115,11 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
     const result = wire.sendResult(r.result) as Record<string, unknown> | null
     if (result !== null && typeof result === 'object' && result.kind === 'message') {
       const payload = payloadOfMessage(result)
-      if (payload !== undefined) o.discovery.confirm('a2a.message.send')
+      if (payload !== undefined) o.discovery.confirm('a2a.message.send', wire.version)
       return { operation, requestId, result: payloadOrError(payload, requestId) }
     }
     if (!isTask(result)) throw new GatewayError('upstream_invalid_response', { requestId })
-    o.discovery.confirm('a2a.message.send')
+    o.discovery.confirm('a2a.message.send', wire.version)
     return { operation, requestId, result: await settle(result, requestId, deadline) }
   }
 

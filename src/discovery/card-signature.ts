@@ -3,7 +3,8 @@
 // value is null, "", [] or {} left out (unset and default are one thing to a protobuf-defined
 // card; the @a2a-js/sdk signs this form). Its protected header names `alg`, `kid` and
 // `typ: JOSE`; the key comes from the operator's JWKS by kid, never from the card (`jku`, `jwk`
-// and `x5u` are not followed), and only asymmetric algorithms are accepted.
+// and `x5u` are not followed), and only asymmetric algorithms are accepted. A verified card is
+// read in the form its signatures cover (`signedForm`).
 import canonicalize from 'canonicalize'
 import { base64url, createLocalJWKSet, decodeProtectedHeader, errors, flattenedVerify, type JSONWebKeySet } from 'jose'
 import { ASYMMETRIC_ALGORITHMS } from './trusted-keys.js'
@@ -37,6 +38,17 @@ function dropEmpty (v: unknown): unknown {
 export function canonicalCardPayload (card: Record<string, unknown>): string {
   const { signatures: _signatures, ...rest } = card
   return canonicalize(dropEmpty(rest) ?? {}) ?? '{}'
+}
+
+/**
+ * The card as its signatures cover it (docs/design.md#signed-cards): without the members the
+ * canonical form drops, its `signatures` kept. A verified card is read in this form, so that
+ * nothing added after signing — an empty list, object or string, a null — changes what it says.
+ */
+export function signedForm (card: Record<string, unknown>): Record<string, unknown> {
+  const { signatures, ...rest } = card
+  const covered = (dropEmpty(rest) ?? {}) as Record<string, unknown>
+  return signatures === undefined ? covered : { ...covered, signatures }
 }
 
 const signaturesOf = (card: Record<string, unknown>): unknown[] => Array.isArray(card.signatures) ? card.signatures : []

@@ -13,7 +13,8 @@ import { UpstreamCallError } from '../upstream/errors.js'
 import { wireFor, WIRE_V03, type A2aWire, type ProtocolVersion } from '../upstream/a2a-wire.js'
 import { computeCapabilities, type Capability, type CapabilityModel, type CapabilityName } from './capabilities.js'
 import { chooseProtocol, type ProtocolChoice } from './protocol.js'
-import { reportSignatures, verifyCard, type SignatureReport } from './card-signature.js'
+import { createVersionBackoff, REFUSAL_DEFINED } from './version-backoff.js'
+import { reportSignatures, signedForm, verifyCard, type SignatureReport } from './card-signature.js'
 import type { TrustedKeys } from './trusted-keys.js'
 
 const CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json'] as const
@@ -33,11 +34,15 @@ export interface DiscoveryOptions {
   trustedKeys?: TrustedKeys | undefined
   logger: Logger
   onRefresh?: (outcome: 'ok' | 'failed') => void
+  /** the clock a refused version's back-off is judged by (default Date.now); tests move it */
+  now?: () => number
 }
 
+/** the card's choice as spoken now: `version` is the one in use, another the card offers while the preferred is refused */
 export interface ProtocolView extends ProtocolChoice {
-  /** the version the remote refused with -32009, until the card changes */
+  /** a version the remote refused with -32009, not spoken until `refusedUntil` */
   refused: ProtocolVersion | undefined
+  refusedUntil: string | undefined
 }
 
 export interface DiscoverySnapshot extends CapabilityModel {
@@ -62,11 +67,14 @@ export interface Discovery {
   capability: (name: CapabilityName) => Capability
   /** the wire of the protocol version in use (v0.3's while none is chosen: nothing is called then) */
   wire: () => A2aWire
-  /** a valid result was seen: a tentative capability becomes available */
-  confirm: (name: CapabilityName) => void
+  /** a valid result was seen (over `version`, when the caller knows it): a tentative capability becomes available */
+  confirm: (name: CapabilityName, version?: ProtocolVersion) => void
   /** a -32601 was seen: unavailable until the card changes */
   markMethodNotFound: (name: CapabilityName) => void
-  /** a -32009 was seen for this version: nothing is spoken until the card changes; a refresh is started */
+  /**
+   * a -32009 was seen for this version: where the version defines the code, it is not spoken
+   * for a back-off (another version the card offers is, if any) and a refresh is started
+   */
   markVersionRefused: (version: ProtocolVersion) => void
   start: () => void
   stop: () => void
@@ -100,7 +108,12 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
   let cardPath: string | undefined
   let etag: string | undefined
   let choice: ProtocolChoice | undefined
-  let refused: ProtocolVersion | undefined
+  const now = o.now ?? Date.now
+  const backoff = createVersionBackoff()
+  /** some version was refused since the card was adopted: answers are reported to the back-off */
+  let refusals = false
+  /** the version spoken now, and the preferred one refused, if any, until when */
+  let spoken: { version: ProtocolVersion | undefined; refused: ProtocolVersion | undefined; until: number | undefined } = { version: undefined, refused: undefined, until: undefined }
   let signature: SignatureReport | undefined
   let lastRefreshAt: string | undefined
   let lastSuccessAt: string | undefined
@@ -115,18 +128,41 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
   let nextRefreshAt: number | undefined
   const minIntervalMs = Math.min(o.minIntervalMs ?? o.intervalMs, o.intervalMs)
 
+  const iso = (t: number | undefined): string | undefined => t !== undefined ? new Date(t).toISOString() : undefined
+  /** the first version the card offers that is not refused now; the preferred refused one and its end */
+  function speakNow (t: number): typeof spoken {
+    let refused: ProtocolVersion | undefined
+    let until: number | undefined
+    for (const v of choice?.offered ?? []) {
+      const u = backoff.refusedUntil(v, t)
+      if (u === undefined) return { version: v, refused, until }
+      if (refused === undefined) {
+        refused = v
+        until = u
+      }
+    }
+    return { version: undefined, refused, until }
+  }
   const protocolProblem = (): string | undefined => {
     if (choice === undefined) return undefined
     if (choice.version === undefined) return choice.reason
-    if (refused === choice.version) return `the remote refused A2A protocol version ${refused} (-32009) although its card advertises it`
+    if (spoken.version === undefined) return `the remote refused A2A protocol version ${spoken.refused ?? '?'} (-32009) although its card advertises it; it is tried again at ${iso(spoken.until) ?? '?'}`
     return undefined
   }
   const inputs = () => ({ card, controlEnabled: o.controlEnabled, confirmed, methodNotFound: notFound, degraded: failures >= 2, protocolProblem: protocolProblem() })
   let model = computeCapabilities(inputs())
   let wire: A2aWire = WIRE_V03
   const recompute = (): void => {
+    spoken = speakNow(now())
     model = computeCapabilities(inputs())
-    wire = choice?.version !== undefined && protocolProblem() === undefined ? wireFor(choice.version) : WIRE_V03
+    wire = spoken.version !== undefined ? wireFor(spoken.version) : WIRE_V03
+  }
+  /** a refusal whose wait has ended: the version is spoken again (its next read is the probe) */
+  const expire = (): void => {
+    if (spoken.until === undefined || now() < spoken.until) return
+    const version = spoken.refused
+    recompute()
+    o.logger.info({ protocolVersion: version }, 'the back-off of a refused A2A protocol version has ended: speaking it again')
   }
 
   async function tryPath (path: string): Promise<Attempt> {
@@ -160,6 +196,15 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
     return { card: parsed.data, raw: json as Record<string, unknown>, hash: createHash('sha256').update(res.body).digest('hex'), path, etag: header(res.headers, 'etag'), maxAgeMs }
   }
 
+  /** the card in the form its signature covers, hashed as such; undefined when that form is not a valid card */
+  function adoptSigned (r: Extract<Attempt, { card: AgentCard }>): Extract<Attempt, { card: AgentCard }> | undefined {
+    const form = signedForm(r.raw)
+    // an unset list is an empty one, as the signer's protobuf reads it
+    const parsed = AgentCardSchema.safeParse({ ...form, skills: form.skills ?? [] })
+    if (!parsed.success) return undefined
+    return { ...r, card: parsed.data, raw: form, hash: createHash('sha256').update(JSON.stringify(form)).digest('hex') }
+  }
+
   function fail (why: string): void {
     failures += 1
     lastError = why
@@ -179,15 +224,21 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
       if (result.maxAgeMs !== undefined) nextDelayMs = Math.min(o.intervalMs, Math.max(minIntervalMs, result.maxAgeMs))
       const keys = o.trustedKeys?.current()
       const report = keys !== undefined ? await verifyCard(result.raw, keys) : reportSignatures(result.raw)
+      // what is used is what was signed: a verified card is read without the members its signature does not cover
+      const signed = report.state === 'verified' ? adoptSigned(result) : result
       if (report.state === 'failed') {
         // an unverified card is never adopted: the last good one stays, fail closed at start
         fail(`card signature: ${report.reason}`)
+      } else if (signed === undefined) {
+        fail('card signature: the signed form of the card (its empty members dropped) is not a valid card')
       } else {
+        result = signed
         if (result.hash !== cardHash) {
           // a changed card resets what the remote has shown about the old one
           confirmed = new Set()
           notFound = new Set()
-          refused = undefined
+          backoff.clear()
+          refusals = false
         }
         card = result.card
         raw = result.raw
@@ -212,13 +263,14 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
   }
 
   function snapshot (): DiscoverySnapshot {
+    expire()
     return {
       ...model,
       card,
       cardHash,
       cardPath,
       cardUrlMismatch: choice?.urlMismatch ?? false,
-      protocol: choice !== undefined ? { ...choice, refused } : undefined,
+      protocol: choice !== undefined ? protocolView(choice) : undefined,
       signature,
       lastRefreshAt,
       lastSuccessAt,
@@ -226,6 +278,14 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
       lastError,
       nextRefreshAt: nextRefreshAt !== undefined ? new Date(nextRefreshAt).toISOString() : undefined
     }
+  }
+
+  function protocolView (c: ProtocolChoice): ProtocolView {
+    const view = { ...c, version: spoken.version, refused: spoken.refused, refusedUntil: iso(spoken.until) }
+    if (spoken.refused !== undefined && spoken.version !== undefined) {
+      view.reason = `${c.reason}; the remote refused A2A ${spoken.refused} (-32009), so A2A ${spoken.version}, the next version the card offers, until ${view.refusedUntil ?? '?'}`
+    }
+    return view
   }
 
   /** one refresh at a time: the timer and POST /v1/upstream/refresh share it */
@@ -249,9 +309,17 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
   return {
     refresh,
     snapshot,
-    capability: (name) => model.capabilities[name],
-    wire: () => wire,
-    confirm: (name) => {
+    capability: (name) => {
+      if (spoken.until !== undefined) expire()
+      return model.capabilities[name]
+    },
+    wire: () => {
+      if (spoken.until !== undefined) expire()
+      return wire
+    },
+    confirm: (name, version) => {
+      // an answer over a version probed again after a refusal: its next refusal waits the first delay
+      if (refusals && version !== undefined) backoff.answered(version, now())
       if (card === undefined || confirmed.has(name)) return
       confirmed.add(name)
       recompute()
@@ -262,10 +330,13 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
       recompute()
     },
     markVersionRefused: (version) => {
-      if (card === undefined || choice?.version !== version || refused === version) return
-      refused = version
+      // on a version that does not define -32009 it is an ordinary error code, not a refusal
+      if (card === undefined || !REFUSAL_DEFINED.has(version) || choice?.offered.includes(version) !== true) return
+      // a flood of refusals of reads sent before the first came back counts once
+      if (!backoff.refuse(version, now())) return
+      refusals = true
       recompute()
-      o.logger.warn({ protocolVersion: version }, 'the remote refused the A2A protocol version its card advertises; refreshing the card')
+      o.logger.warn({ protocolVersion: version, refusedUntil: iso(spoken.until) ?? null, speaking: spoken.version ?? null }, 'the remote refused an A2A protocol version its card advertises; speaking another it offers, if any, and refreshing the card')
       refresh().catch((err: unknown) => { o.logger.error({ err }, 'agent card refresh crashed') })
     },
     start: () => {

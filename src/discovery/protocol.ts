@@ -1,8 +1,8 @@
 // Which A2A protocol generation to speak, chosen from the card alone (docs/design.md#protocol-versions),
 // never from the server's name. A v1.0 card lists `supportedInterfaces[]`: the gateway takes the
 // JSON-RPC interfaces at its own endpoint (`<A2A base>/`) and the highest version both sides
-// speak. A card without them is a v0.x card, spoken as 0.3. Every URL is compared, never
-// followed.
+// speak; the others it offers are kept, to fall back to when the remote refuses that one. A
+// card without them is a v0.x card, spoken as 0.3. Every URL is compared, never followed.
 import type { ProtocolVersion } from '../upstream/a2a-wire.js'
 
 export const SPOKEN_VERSIONS: readonly ProtocolVersion[] = ['1.0', '0.3']
@@ -12,6 +12,8 @@ export interface CardInterface { binding: string; version: string; url: string; 
 export interface ProtocolChoice {
   /** undefined: nothing the gateway can speak at its endpoint */
   version: ProtocolVersion | undefined
+  /** every version both sides speak at the endpoint, the preferred first (a refused one falls back to the next) */
+  offered: ProtocolVersion[]
   reason: string
   /** the card's interfaces as read (empty for a v0.x card) */
   interfaces: CardInterface[]
@@ -55,8 +57,8 @@ export function chooseProtocol (card: Record<string, unknown>, origin: string, b
   if (listed === undefined) {
     const v = card.protocolVersion
     const spoken = v === undefined ? '0.3' : spokenVersion(v)
-    if (spoken === undefined) return { version: undefined, reason: `the card declares protocolVersion ${String(v)}, which the gateway does not speak (it speaks ${SPOKEN_VERSIONS.join(' and ')})`, interfaces: [], urlMismatch }
-    return { version: spoken, reason: `a card without supportedInterfaces (protocolVersion ${typeof v === 'string' ? v : 'absent'}): A2A ${spoken}`, interfaces: [], urlMismatch }
+    if (spoken === undefined) return { version: undefined, offered: [], reason: `the card declares protocolVersion ${String(v)}, which the gateway does not speak (it speaks ${SPOKEN_VERSIONS.join(' and ')})`, interfaces: [], urlMismatch }
+    return { version: spoken, offered: [spoken], reason: `a card without supportedInterfaces (protocolVersion ${typeof v === 'string' ? v : 'absent'}): A2A ${spoken}`, interfaces: [], urlMismatch }
   }
 
   const interfaces: CardInterface[] = []
@@ -77,13 +79,13 @@ export function chooseProtocol (card: Record<string, unknown>, origin: string, b
   }
   const jsonRpc = interfaces.filter((i) => i.binding.toUpperCase() === 'JSONRPC' && i.atEndpoint)
   if (jsonRpc.length === 0) {
-    return { version: undefined, reason: `the card advertises no JSON-RPC interface at ${endpoint}`, interfaces, urlMismatch }
+    return { version: undefined, offered: [], reason: `the card advertises no JSON-RPC interface at ${endpoint}`, interfaces, urlMismatch }
   }
-  for (const v of SPOKEN_VERSIONS) {
-    if (jsonRpc.some((i) => spokenVersion(i.version) === v)) {
-      return { version: v, reason: `the card's JSON-RPC interface at ${endpoint} speaks A2A ${v}, the highest version both sides speak`, interfaces, urlMismatch }
-    }
+  const offered = SPOKEN_VERSIONS.filter((v) => jsonRpc.some((i) => spokenVersion(i.version) === v))
+  const best = offered[0]
+  if (best !== undefined) {
+    return { version: best, offered, reason: `the card's JSON-RPC interface at ${endpoint} speaks A2A ${best}, the highest version both sides speak`, interfaces, urlMismatch }
   }
-  const offered = [...new Set(jsonRpc.map((i) => i.version || '(none)'))].join(', ')
-  return { version: undefined, reason: `the card's JSON-RPC interface at ${endpoint} speaks A2A ${offered}; the gateway speaks ${SPOKEN_VERSIONS.join(' and ')}`, interfaces, urlMismatch }
+  const named = [...new Set(jsonRpc.map((i) => i.version || '(none)'))].join(', ')
+  return { version: undefined, offered, reason: `the card's JSON-RPC interface at ${endpoint} speaks A2A ${named}; the gateway speaks ${SPOKEN_VERSIONS.join(' and ')}`, interfaces, urlMismatch }
 }

@@ -11,7 +11,7 @@ declare module 'fastify' {
   interface FastifyInstance { discovery: Discovery }
 }
 
-export default fp(async (app) => {
+export default fp<{ now?: (() => number) | undefined }>(async (app, opts) => {
   const config = app.gatewayConfig
   const { metrics } = app
   const logger = (app.log as Logger).child({ component: 'discovery' })
@@ -33,7 +33,8 @@ export default fp(async (app) => {
     minIntervalMs: config.discoveryMinIntervalMs,
     trustedKeys,
     logger,
-    onRefresh: (outcome) => metrics.discovery.inc({ outcome })
+    onRefresh: (outcome) => metrics.discovery.inc({ outcome }),
+    now: opts.now
   })
   metrics.bindDiscovery(() => discovery.snapshot())
   app.decorate('discovery', discovery)

@@ -33,6 +33,6 @@ export async function fetchTask (d: TaskFetchDeps, taskId: string, deadline: num
   // TaskSchema, checked by hand (docs/design.md#hot-path), on v0.3's shape (docs/design.md#protocol-versions)
   const task = wire.task(r.result)
   if (!isTask(task) || task.id !== taskId) throw new GatewayError('upstream_invalid_response')
-  d.discovery.confirm('a2a.tasks.get')
+  d.discovery.confirm('a2a.tasks.get', wire.version)
   return task
 }

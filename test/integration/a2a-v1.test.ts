@@ -1,7 +1,8 @@
 // The gateway against the simulator's A2A v1.0 and dual protocols (docs/design.md#protocol-versions,
 // docs/design.md#signed-cards): callers see the same REST answers as over v0.3; campaign control
-// over v1.0 sends each mutation once; -32009 on a mutation is ambiguous; signed cards verify,
-// a tampered one is refused and the last good card stays; keys rotate through the JWKS file.
+// over v1.0 sends each mutation once; -32009 on a mutation is ambiguous (the rest of -32009 is in
+// version-refusal.test.ts); signed cards verify, a tampered one is refused and the last good card
+// stays, empty members added after signing are not read; keys rotate through the JWKS file.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -68,8 +69,8 @@ describe('A2A v1.0 and dual remotes (simulator)', () => {
     // the control fixture checks after the test that no request id reached the remote twice
   })
 
-  it('a -32009 on a mutation is ambiguous (never taken as not applied), and the version is no longer spoken', async ({ startControlPair }) => {
-    // a v1.0-only remote whose card claims 0.3: the claim goes out as v0.3 and is refused by version
+  it('a -32009 on a mutation over v0.3 is ambiguous (never taken as not applied), and, being no v0.3 code, refuses no version', async ({ startControlPair }) => {
+    // a v1.0-only remote whose card claims 0.3: the claim goes out as v0.3 and the remote answers -32009
     const p = await startControlPair({ sim: { protocol: 'v1.0' } })
     const t = p.gw.tokens.controller
     const url = p.sim.url
@@ -79,9 +80,14 @@ describe('A2A v1.0 and dual remotes (simulator)', () => {
     expect(res.status).toBe(504)
     expect(res.body.error.code).toBe('ambiguous_write')
     const u = (await p.get(t, '/v1/upstream')).body
-    expect(u.protocol.refusedVersion).toBe('0.3')
-    expect(u.mode).toBe('observer')
-    expect(u.missingPrerequisites.join(' ')).toContain('refused A2A protocol version 0.3')
+    expect(u.protocol).toMatchObject({ version: '0.3', refusedVersion: null, refusedUntil: null })
+    expect(u.mode).toBe('controller')
+    // a read answered -32009 over v0.3 is an ordinary upstream error, each time
+    for (let i = 0; i < 2; i++) {
+      const read = await p.get(t, '/v1/supervisor/health')
+      expect(read.status).toBe(502)
+      expect(read.body.error.code).toBe('upstream_rejected')
+    }
   })
   it('a card that offers only versions the gateway cannot speak: nothing is called, /v1/upstream names them, and reads are 503', async ({ startPair }) => {
     const { sim, gw: g } = await startPair({ sim: { protocol: 'v1.0' } })
@@ -146,6 +152,45 @@ describe('signed cards (simulator)', () => {
     expect(reordered.lastError).toBeNull()
     expect(reordered.card.sha256).not.toBe(first.card.sha256)
     expect(reordered.signature.state).toBe('verified')
+  })
+
+  it('empty members added after signing (which the signature does not cover) are dropped before the card is read', async ({ startPair }) => {
+    const k = await keyPair('ES256', 'sim-empty')
+    const file = jwksFile()
+    file.write([k.jwk])
+    for (const protocol of ['v0.3', 'v1.0'] as const) {
+      const { sim, gw: g } = await startPair({ sim: { protocol, profile: 'campaign-control', cardSigning: { keys: [k.signing] } }, env: { GATEWAY_CARD_JWKS_FILE: file.path, GATEWAY_CONTROL_ENABLED: 'true' } })
+      const first = (await get(g, '/v1/upstream')).body
+      expect(first).toMatchObject({ mode: 'controller', cardUrlMismatch: false, signature: { state: 'verified' }, protocol: { version: protocol.slice(1) } })
+      // what a forger can add without breaking the signature: members whose value is [], {}, "" or
+      // null, at the top or inside a list — each would change what the card says if it were read
+      sim.setCardAfterSigning((c) => protocol === 'v0.3'
+        ? { ...c, supportedInterfaces: [], additionalInterfaces: [{}], capabilities: { ...(c.capabilities as object), extensions: [...(c.capabilities as { extensions: unknown[] }).extensions, {}] } }
+        : { ...c, url: '', supportedInterfaces: [...(c.supportedInterfaces as unknown[]), {}, null], skills: [...(c.skills as unknown[]), {}] })
+      const u = (await refresh(g)).body
+      expect(u.lastError, protocol).toBeNull()
+      expect(u.signature.state).toBe('verified')
+      expect(u.protocol.version, protocol).toBe(protocol.slice(1))
+      expect(u.protocol.interfaces).toEqual(first.protocol.interfaces)
+      expect(u.mode, protocol).toBe('controller')
+      expect(u.cardUrlMismatch).toBe(false)
+      expect(u.missingPrerequisites).toEqual([])
+      expect(u.card.sha256).toBe(first.card.sha256)
+      for (const path of ['/v1/supervisor/health', '/v1/campaigns']) expect((await get(g, path)).status, `${protocol} ${path}`).toBe(200)
+    }
+  })
+
+  it('a card signed with an empty name: its signed form is no card, a failed refresh that keeps the last good one', async ({ startPair }) => {
+    const k = await keyPair('ES256', 'sim-noname')
+    const file = jwksFile()
+    file.write([k.jwk])
+    const { sim, gw: g } = await startPair({ sim: { protocol: 'v1.0', cardSigning: { keys: [k.signing] } }, env: { GATEWAY_CARD_JWKS_FILE: file.path } })
+    const first = (await get(g, '/v1/upstream')).body
+    sim.setCard((c) => ({ ...c, name: '' }))
+    const u = (await refresh(g)).body
+    expect(u.lastError).toBe('card signature: the signed form of the card (its empty members dropped) is not a valid card')
+    expect(u.card.sha256).toBe(first.card.sha256)
+    expect((await get(g, '/v1/supervisor/health')).status).toBe(200)
   })
 
   it('fail closed at start: an unsigned card, or one signed with an unknown key, is never adopted', async ({ startPair }) => {

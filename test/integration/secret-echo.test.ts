@@ -1,8 +1,10 @@
 // A remote that echoes the credential the gateway sent it (docs/design.md#secret-echo): the
 // upstream secret inside an Argus payload or a task artifact, under either auth scheme, raw or
-// in any encoding a server plausibly produces (base64 at each alignment, base64url, base64 of
-// the header, percent-encoding, hex), in each place an answer shows remote text. No answer may
-// carry it: 502 upstream_invalid_response in the contract's shape, logged without the value.
+// in any encoding a decoder accepts (base64 at each alignment, base64url, base64 of the header,
+// base64 with line breaks or without padding, base32 of either case, percent-encoding of some
+// or every byte, once or more, JSON `\u` escapes, HTML character references, hex), in each
+// place an answer shows remote text. No answer may carry it: 502 upstream_invalid_response in
+// the contract's shape, logged without the value.
 // A mutation answered with it is ambiguous and nothing of the answer reaches the ledger
 // (docs/design.md#outcomes).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -14,6 +16,7 @@ import { claim, rid } from '../helpers/control.js'
 import { it, test } from '../helpers/fixtures.js'
 import type { TestGateway } from '../helpers/gateway.js'
 import { call } from '../helpers/http.js'
+import { base32, broken, htmlRefs, percentEveryByte, uEscaped } from '../helpers/secret-forms.js'
 
 const SECRET = 'echo-secret-7f3a9c2e41b84d06'
 test.override({ pairOptions: { sim: { secret: SECRET, profile: 'openoperator' } } })
@@ -43,7 +46,22 @@ function encodings (s: string): Record<string, string> {
     'percent-encoded, lower-case hex': encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
     'form-encoded': new URLSearchParams({ k: s }).toString().slice(2),
     hex,
-    'hex, upper case': hex.toUpperCase()
+    'hex, upper case': hex.toUpperCase(),
+    'every byte percent-encoded': percentEveryByte(s),
+    'every byte percent-encoded, lower-case hex': percentEveryByte(s, false),
+    'every byte percent-encoded twice (%2573…)': percentEveryByte(s, true, 2),
+    'some bytes percent-encoded, the others raw': [...s].map((c, i) => i % 3 === 0 || /[^A-Za-z0-9]/.test(c) ? percentEveryByte(c) : c).join(''),
+    'base64 without padding': b64(`x${s}`).replace(/=+$/, ''),
+    'base64, LF every 8 characters': broken(b64(`x${s}`), 8, '\n'),
+    'base64, CRLF every 5 characters': broken(b64(s), 5, '\r\n'),
+    'base64url, LF every 3 characters': broken(b64url(`xy${s}`), 3, '\n'),
+    base32: base32(Buffer.from(s)),
+    'base32, lower case, unpadded, at offset 3': base32(Buffer.from(`abc${s}`), false).toLowerCase(),
+    '\\u escape of every character': uEscaped(s),
+    'HTML decimal references': htmlRefs(s, 'decimal'),
+    'HTML hex references, leading zeros': htmlRefs(s, 'hex, leading zeros'),
+    'HTML &#X references': htmlRefs(s, 'HEX'),
+    'HTML named references and decimal': htmlRefs(s, 'named')
   }
 }
 
@@ -162,7 +180,15 @@ describe('a mutation answered with the secret', () => {
   const TASK_IDS: Array<{ name: string; fault: () => Parameters<Simulator['inject']>[1] }> = [
     { name: 'raw', fault: () => ({ kind: 'result', result: { kind: 'task', id: SECRET, contextId: 'c', status: { state: 'submitted' } } }) },
     { name: 'base64 of Bearer <secret>', fault: () => ({ kind: 'result', result: { kind: 'task', id: b64(`Bearer ${SECRET}`), contextId: 'c', status: { state: 'submitted' } } }) },
-    { name: '\\u-escaped in the JSON text', fault: () => ({ kind: 'raw-result', json: `{"kind":"task","id":"\\u00${SECRET.charCodeAt(0).toString(16)}${SECRET.slice(1)}","contextId":"c","status":{"state":"submitted"}}` }) }
+    { name: '\\u-escaped in the JSON text', fault: () => ({ kind: 'raw-result', json: `{"kind":"task","id":"\\u00${SECRET.charCodeAt(0).toString(16)}${SECRET.slice(1)}","contextId":"c","status":{"state":"submitted"}}` }) },
+    ...Object.entries({
+      'every byte percent-encoded': percentEveryByte(SECRET),
+      'every byte percent-encoded twice, lower case': percentEveryByte(SECRET, false, 2),
+      'base64 with line breaks': broken(b64(SECRET), 4, '\n'),
+      base32: base32(Buffer.from(SECRET)),
+      'HTML references': htmlRefs(SECRET, 'hex'),
+      'a literal \\u escape of every character': uEscaped(SECRET)
+    }).map(([name, id]) => ({ name, fault: (): Parameters<Simulator['inject']>[1] => ({ kind: 'result', result: { kind: 'task', id, contextId: 'c', status: { state: 'submitted' } } }) }))
   ]
 
   it('a submission whose task id is the secret: 504 ambiguous_write, nothing of it stored, the request and the listing stay 200', async ({ startControlPair }) => {

@@ -1,11 +1,12 @@
 // Card signatures (docs/design.md#signed-cards) with keys generated here: ES256 and RS256 verify;
 // a tampered card, an unknown kid, a wrong typ, an HMAC or `none` signature do not; a card
-// re-serialised with its keys reordered still verifies (the canonical form); and the JWKS file
+// re-serialised with its keys reordered still verifies (the canonical form), and one with empty
+// members added verifies and is read without them (the signed form); and the JWKS file
 // refuses what must never be a trusted key.
 import { exportJWK, FlattenedSign, generateKeyPair, generateSecret, base64url } from 'jose'
 import canonicalize from 'canonicalize'
 import { describe, expect, it } from 'vitest'
-import { canonicalCardPayload, verifyCard } from '../../src/discovery/card-signature.js'
+import { canonicalCardPayload, signedForm, verifyCard } from '../../src/discovery/card-signature.js'
 import { parseJwks } from '../../src/discovery/trusted-keys.js'
 
 const CARD = {
@@ -51,6 +52,20 @@ describe('verifyCard', () => {
 
   it('the payload is JCS of the card without signatures and without empty members', () => {
     expect(canonicalCardPayload({ b: 1, a: { y: '', z: [], w: {} }, signatures: [1], c: null, d: [null, 2] })).toBe(canonicalize({ b: 1, d: [2] }))
+  })
+
+  it('empty members added after signing still verify, and the signed form is the card without them', async () => {
+    const k = await keyPair('ES256', 'k1')
+    const signed = await sign(CARD, k.privateKey, { alg: 'ES256', kid: 'k1', typ: 'JOSE' })
+    const added = { ...signed, url: '', preferredTransport: null, additionalInterfaces: [], extra: {}, supportedInterfaces: [...signed.supportedInterfaces, {}, null] }
+    expect((await verifyCard(added, { keys: [k.jwk] })).state).toBe('verified')
+    // the signer's own empties go too: iconUrl "", a skill's tags []
+    const { iconUrl: _empty, ...rest } = signed
+    const covered = { ...rest, skills: [{ id: 'argus_supervisor_health', name: 'Health' }] }
+    expect(signedForm(added)).toEqual(covered)
+    expect(signedForm(signed)).toEqual(covered)
+    expect(canonicalCardPayload(signedForm(added))).toBe(canonicalCardPayload(signed))
+    expect((await verifyCard(signedForm(added), { keys: [k.jwk] })).state).toBe('verified')
   })
 
   it('refuses an unsigned card, an unknown kid, a typ other than JOSE, HMAC and none', async () => {

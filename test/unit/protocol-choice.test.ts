@@ -15,9 +15,12 @@ describe('chooseProtocol', () => {
     expect(chooseProtocol({ protocolVersion: '2.0' }, O, '/a2a')).toMatchObject({ version: undefined })
   })
 
-  it('takes the highest version at the endpoint, not the first listed', () => {
+  it('takes the highest version at the endpoint, not the first listed, and keeps the others offered to fall back to', () => {
     const c = chooseProtocol({ supportedInterfaces: [iface(`${O}/a2a/`, '0.3'), iface(`${O}/a2a/`, '1.0')] }, O, '/a2a')
     expect(c.version).toBe('1.0')
+    expect(c.offered).toEqual(['1.0', '0.3'])
+    expect(chooseProtocol({ supportedInterfaces: [iface(`${O}/a2a/`, '1.0'), iface(`${O}/a2a/v2/`, '0.3')] }, O, '/a2a').offered).toEqual(['1.0'])
+    expect(chooseProtocol({ protocolVersion: '0.3' }, O, '/a2a').offered).toEqual(['0.3'])
     expect(c.interfaces.map((i) => i.atEndpoint)).toEqual([true, true])
   })
 

@@ -889,6 +889,7 @@ export interface components {
          *         "version": "0.3",
          *         "reason": "a card without supportedInterfaces (protocolVersion 0.3): A2A 0.3",
          *         "refusedVersion": null,
+         *         "refusedUntil": null,
          *         "interfaces": []
          *       },
          *       "signature": {
@@ -935,8 +936,13 @@ export interface components {
                 /** @enum {string|null} */
                 version: "0.3" | "1.0" | null;
                 reason: string;
-                /** @enum {string|null} */
+                /**
+                 * @description A version the remote refused with -32009: not spoken until refusedUntil, another the card offers meanwhile.
+                 * @enum {string|null}
+                 */
                 refusedVersion: "0.3" | "1.0" | null;
+                /** @description When the refused version is spoken again (its back-off doubles while each retry is refused). */
+                refusedUntil: string | null;
                 interfaces: {
                     protocolBinding: string;
                     protocolVersion: string;
