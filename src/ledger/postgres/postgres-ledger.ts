@@ -273,6 +273,14 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
       const local = await locks.lock(campaignId, waitMs)
       if (local === undefined) return undefined
       let client: pg.PoolClient | undefined
+      // one session lost is counted once: pg reports a backend terminated while its client is
+      // idle twice (the server's FATAL message, then the socket's end)
+      let lost = false
+      const onLost = (err: Error & { code?: string }): void => {
+        if (lost) return
+        lost = true
+        onHeldError(err)
+      }
       try {
         // every lock connection busy: wait for one within the same bound, else the campaign is busy
         client = await connectWithin(lockPool, waitMs - (Date.now() - started))
@@ -282,14 +290,14 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         }
         // a held lock's session may die (a restart, pg_terminate_backend): the server then
         // releases the lock; the client's error must not crash the process
-        client.on('error', onHeldError)
+        client.on('error', onLost)
         // lock_timeout bounds the wait for the advisory lock; 0 would mean no bound at all
         const left = Math.max(1, waitMs - (Date.now() - started))
         await client.query(`SET lock_timeout = ${left}`)
         await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [LOCK_NAMESPACE, campaignId])
       } catch (err) {
         const timedOut = (err as { code?: string }).code === '55P03'
-        client?.off('error', onHeldError)
+        client?.off('error', onLost)
         client?.release(!timedOut)
         await local()
         if (timedOut) return undefined
@@ -303,11 +311,11 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         try {
           await held.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_NAMESPACE, campaignId])
           await held.query('RESET lock_timeout')
-          held.off('error', onHeldError)
+          held.off('error', onLost)
           held.release()
         } catch {
           // the session is gone, and the server released its locks with it
-          held.off('error', onHeldError)
+          held.off('error', onLost)
           held.release(true)
         } finally {
           await local()
