@@ -64,6 +64,8 @@ export interface Stats {
   controllerConflicts: number
   /** sweeps run while a mutation of the campaign was in flight */
   sweepsInFlight: number
+  /** the same while a replica's clock was past the margin */
+  sweepsInFlightPast: number
 }
 
 export const newStats = (): Stats => ({
@@ -81,7 +83,8 @@ export const newStats = (): Stats => ({
   prunedReplays: 0,
   prunedReplays500: 0,
   controllerConflicts: 0,
-  sweepsInFlight: 0
+  sweepsInFlight: 0,
+  sweepsInFlightPast: 0
 })
 
 export class Model {
