@@ -322,10 +322,18 @@ export type Kill = 'none' | 'soon' | 'held'
  * campaign in flight at the remote, whichever lock session died.
  */
 class BurstCmd implements Cmd {
-  constructor (readonly shots: BurstShot[], readonly fault: Fault, readonly faultShot: number, readonly kill: Kill, readonly killAfterMs: number, readonly sweepWhileHeld: boolean) {}
+  constructor (readonly shots: BurstShot[], readonly fault: Fault, readonly faultShot: number, readonly kill: Kill, readonly killAfterMs: number, readonly sweepWhileHeld: boolean, readonly waiters = false, readonly holdToo = false) {}
   check = (): boolean => true
   async run (m: Model, r: Real): Promise<void> {
     const { w } = r
+    if (this.fault === 'slow-read') {
+      // the holder's mutations on both replicas: a claim first when none of the callers holds the campaign
+      const k = this.shots[0]!.campaign
+      if (!CALLERS.some((c) => CONTROLLER_OF[c] === w.sim.control.lease(k)?.controller_id)) {
+        const id = m.newId('claim')
+        await sendMutation(m, r, { caller: 'c1', campaign: k, op: 'claim', id, body: bodyFor('claim', id, m.order.length), fault: 'none' })
+      }
+    }
     const shots: Shot[] = this.shots.map((b) => {
       // the holder's mutation where one of the callers holds the campaign, else a claim: bursts
       // that contend at the remote, not only at the gateway's refusals
@@ -343,9 +351,12 @@ class BurstCmd implements Cmd {
       const b = m.blocker(k)
       if (b !== undefined) blockers.add(b.id)
     }
+    // slow reads: every mutation reads the lease first (the view unknown, as after any replica's
+    // restart: forgetting is ledger-wide), so the first to hold the lock waits on a slow read
+    if (this.fault === 'slow-read') for (const s of shots) await w.gw.app.ledger.markLeaseUnknown(s.campaign, w.replicaNow(0))
     // a hold takes the first request of each method the burst sends: whichever goes first is held
-    if (this.fault === 'hold') for (const o of new Set(shots.map((s) => s.op))) injectFault(w, o, faulted.id, 'hold')
-    else injectFault(w, faulted.op, faulted.id, this.fault)
+    if (this.fault === 'hold' || this.holdToo) for (const o of new Set(shots.map((s) => s.op))) injectFault(w, o, faulted.id, 'hold')
+    if (this.fault !== 'hold') injectFault(w, faulted.op, faulted.id, this.fault)
     const ledgerFrom = w.ledgerNow()
     const answers: Array<JsonResponse | undefined> = []
     let done = 0
@@ -360,7 +371,7 @@ class BurstCmd implements Cmd {
     const meanwhile = (async () => {
       if (this.kill === 'soon') await sleep(this.killAfterMs)
       else if (this.kill === 'held' || this.sweepWhileHeld) await until(() => done === shots.length || w.sim.held().some((h) => blockers.has(String(h.id))), 2000)
-      if (this.kill !== 'none' && done < shots.length) killed = await w.killLockSessions()
+      if (this.kill !== 'none' && done < shots.length) killed = await w.killLockSessions({ waiters: this.waiters })
       if (this.sweepWhileHeld && done < shots.length) {
         // every replica's sweep, the skewed ones' included, while a mutation may be in flight:
         // none may turn a record ambiguous before its deadline on the ledger's clock
@@ -396,7 +407,7 @@ class BurstCmd implements Cmd {
     await checkInvariants(w, m, r.lateCancels)
   }
 
-  toString = (): string => `burst [${this.shots.map((b) => `${b.who} ${b.op} ${b.campaign}`).join(', ')}]${this.fault === 'none' ? '' : ` [${this.fault} on #${this.faultShot % this.shots.length}]`}${this.kill === 'none' ? '' : ` [kill ${this.kill === 'soon' ? `after ${this.killAfterMs} ms` : 'while held'}]`}${this.sweepWhileHeld ? ' [sweep while held]' : ''}`
+  toString = (): string => `burst [${this.shots.map((b) => `${b.who} ${b.op} ${b.campaign}`).join(', ')}]${this.fault === 'none' ? '' : ` [${this.fault} on #${this.faultShot % this.shots.length}]`}${this.kill === 'none' ? '' : ` [kill ${this.kill === 'soon' ? `after ${this.killAfterMs} ms` : 'while held'}${this.waiters ? ', waiters too' : ''}]`}${this.holdToo ? ' [hold]' : ''}${this.sweepWhileHeld ? ' [sweep while held]' : ''}`
 }
 
 /**
@@ -692,15 +703,13 @@ class SkewCmd implements Cmd {
       if (move < 0) await dropOverdue(w, w.ledgerNow() - move)
       w.moveRemote(move)
     } else {
-      const i = this.replica % w.replicas.length
+      // a replica past the margin first: NTP puts it right
+      const i = m.clockPast.size > 0 ? [...m.clockPast][0]! : this.replica % w.replicas.length
       const target = Math.max(-HALF, s.remote - HALF, Math.min(HALF, s.remote + HALF, s.replicas[i]! + ms))
       await keepAheadOfReal(m, r, target)
       move = target - w.skews().replicas[i]!
       w.moveReplica(i, move)
-    }
-    if (!remote) {
       // the replica measures its offset to the ledger now (moving the remote changes none)
-      const i = this.replica % w.replicas.length
       const offset = await w.measure(i)
       m.clockPast.delete(i)
       // a measurement may understate an offset, never invent one
@@ -724,9 +733,9 @@ class ClockJumpCmd implements Cmd {
   check = (): boolean => true
   async run (m: Model, r: Real): Promise<void> {
     const { w } = r
-    const i = this.replica % w.replicas.length
     // a replica already past the margin is put right instead (NTP), and measures it
-    const back = m.clockPast.has(i)
+    const back = m.clockPast.size > 0
+    const i = back ? [...m.clockPast][0]! : this.replica % w.replicas.length
     const to = back ? 0 : this.ms
     await keepAheadOfReal(m, r, to)
     w.moveReplica(i, to - w.skews().replicas[i]!)
@@ -742,7 +751,7 @@ class ClockJumpCmd implements Cmd {
     m.count('clock-jump', back ? 'put right' : String(this.ms))
   }
 
-  toString = (): string => `replica ${this.replica}'s clock jumps ${this.ms} ms (or is put right)`
+  toString = (): string => `replica ${this.replica}'s clock jumps ${this.ms} ms (or the one past the margin is put right)`
 }
 
 /**
@@ -863,18 +872,20 @@ const shotsOf = fc.tuple(campaign, fc.array(fc.tuple(burstWho, burstOp, fc.oneof
   .map(([k, shots]) => shots.map(([w, o, other]): BurstShot => ({ who: w, op: o, campaign: other ?? k })))
 function burst (postgres: boolean): fc.Arbitrary<Cmd> {
   const kills = (k: Kill): fc.Arbitrary<Kill> => postgres ? fc.constantFrom<Kill>('none', k, k) : fc.constant<Kill>('none')
+  // the holders' sessions mostly; sometimes the waiters' too (they answer 503 ledger_unavailable, nothing sent)
+  const waiters = fc.constantFrom(false, false, true)
   return fc.oneof(
     // a fault or none; a lock session killed a moment in
-    fc.tuple(shotsOf, burstFault, fc.nat(4), kills('soon'), fc.integer({ min: 0, max: 60 }))
-      .map(([shots, f, at, kill, after]) => new BurstCmd(shots, f, at, kill, after, false)),
+    fc.tuple(shotsOf, burstFault, fc.nat(4), kills('soon'), fc.integer({ min: 0, max: 60 }), waiters)
+      .map(([shots, f, at, kill, after, all]) => new BurstCmd(shots, f, at, kill, after, false, all)),
     // one request held by the remote: its lock session killed, the sweeps run, while its owner waits
-    fc.tuple(shotsOf, fc.nat(4), kills('held'), fc.constantFrom(true, true, false))
-      .map(([shots, at, kill, sweep]) => new BurstCmd(shots, 'hold', at, kill, 0, sweep)),
-    // the reads between a lock and its insert answer late, and the lock session dies meanwhile:
-    // another replica's mutation of the campaign may start first, and the late one must learn it
-    // from its insert (409 campaign_busy), never by sending
-    fc.tuple(shotsOf, fc.nat(4), kills('soon'), fc.integer({ min: 20, max: 300 }))
-      .map(([shots, at, kill, after]) => new BurstCmd(shots, 'slow-read', at, kill, after, false))
+    fc.tuple(shotsOf, fc.nat(4), kills('held'), fc.constantFrom(true, true, false), waiters)
+      .map(([shots, at, kill, sweep, all]) => new BurstCmd(shots, 'hold', at, kill, 0, sweep, all)),
+    // the reads between a lock and its insert answer late, and the lock's session dies meanwhile:
+    // another replica's mutation of the campaign may start first (and be held by the remote), and
+    // the late one must learn it from its insert (409 campaign_busy), never by sending
+    fc.tuple(campaign, fc.array(fc.constantFrom<Op>('intervene', 'submit', 'renew'), { minLength: 2, maxLength: 4 }), kills('soon'), fc.integer({ min: 20, max: 300 }), fc.boolean())
+      .map(([k, ops, kill, after, hold]) => new BurstCmd(ops.map((o) => ({ who: 'holder', op: o, campaign: k })), 'slow-read', 0, kill, after, false, false, hold))
   )
 }
 

@@ -123,8 +123,8 @@ export interface World {
   restart: (replica?: number) => Promise<void>
   /** every replica's pending sweep, as its timer would run it: the ids each turned ambiguous */
   sweep: () => Promise<string[]>
-  /** PostgreSQL: terminates the sessions holding or awaiting this world's campaign locks; answers how many */
-  killLockSessions: () => Promise<number>
+  /** PostgreSQL: terminates the sessions holding (and with `waiters`, awaiting) this world's campaign locks; answers how many */
+  killLockSessions: (o?: { waiters?: boolean }) => Promise<number>
   /** gateway_ledger_lock_sessions_lost_total summed over every replica this world ran */
   lockSessionsLost: () => Promise<number>
   /** every mutation step every replica reported */
@@ -290,12 +290,12 @@ export async function startWorld (o: WorldOptions = {}): Promise<World> {
       for (const r of replicas) ids.push(...await r.app.control.sweep())
       return ids
     },
-    killLockSessions: async () => {
+    killLockSessions: async (k = {}) => {
       if (admin === undefined) return 0
       // only this world's sessions (its schema's application_name): other runs share the server
       const res = await admin.query<{ killed: boolean }>(`SELECT pg_terminate_backend(pid) AS killed FROM (
         SELECT DISTINCT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-        WHERE l.locktype = 'advisory' AND l.classid = $1 AND a.application_name = $2) s`, [LOCK_NAMESPACE, schemaApp])
+        WHERE l.locktype = 'advisory' AND l.classid = $1 AND a.application_name = $2 AND (l.granted OR $3)) s`, [LOCK_NAMESPACE, schemaApp, k.waiters === true])
       return res.rows.filter((r) => r.killed).length
     },
     lockSessionsLost: async () => {
