@@ -104,9 +104,9 @@ function boundToOther (m: Model, caller: CallerName): boolean {
 async function predict (m: Model, r: Real, s: Shot): Promise<string | undefined> {
   const { w } = r
   const { caller, campaign, op, fault } = s
-  // a replica that measured its clock past the margin decides nothing (CONTRACT §13, one clock per decision)
+  // a replica that measured its clock past the margin decides nothing (contract §13, docs/design.md#one-clock)
   if (m.clockPast.has(s.replica)) return '503 clock_skew'
-  // one identity per controller id (CONTRACT §13): the first to mutate binds it
+  // one identity per controller id (contract §13, docs/design.md#controller-bindings): the first to mutate binds it
   if (boundToOther(m, caller)) return '403 controller_conflict'
   const blocker = m.blocker(campaign)
   const lease = remoteLeaseOf(w, campaign, caller, s.replica)
@@ -125,7 +125,7 @@ async function predict (m: Model, r: Real, s: Shot): Promise<string | undefined>
   if (marks.has('claim') || marks.has(op)) return '503 capability_unavailable'
   if (blocker !== undefined) return '409 ambiguity_unresolved'
   // a cancel checks its bound task (the ledger, then tasks/get) before it reads the lease it is
-  // sent under (CONTRACT §13, "a cancel is sent on a lease read after its tasks/get")
+  // sent under (contract §13, "a cancel is sent on a lease read after its tasks/get"; docs/design.md#leases)
   if (op === 'cancel' && bound === undefined) return '409 no_bound_task'
   if (readsFirst && fault === 'unreachable') return '503 upstream_unavailable'
   if (op === 'cancel' && m.canceled.has(bound!)) return '409 task_not_cancelable'
@@ -417,7 +417,7 @@ class BurstCmd implements Cmd {
  * replays as a 500 (the serializer refuses it) and the others lose `pruned: true`. Until they
  * have it, a pruned replay's 500 is counted (prunedReplays500), not thrown, and `pruned` is not
  * required; it is still replayed, and nothing may reach the remote. MODEL_STRICT_PRUNED=1 checks
- * the contract's full answer (CONTRACT §13, request ids are forever).
+ * the contract's full answer (contract §13, docs/design.md#request-ids-are-forever).
  */
 const STRICT_PRUNED_REPLAYS = process.env.MODEL_STRICT_PRUNED === '1'
 
@@ -464,7 +464,7 @@ class ReuseCmd implements Cmd {
       if (this.how === 'other-caller') expect(codeOf(res)).toBe('409 idempotency_key_conflict')
       else if (this.how === 'other-params') expect(codeOf(res)).toBe(rec.op === 'release' || rec.op === 'cancel' ? '400 invalid_request' : '422 idempotency_key_mismatch')
       else if (pruned) {
-        // what stays of a pruned record replays its final state, never sends (CONTRACT §13, request ids are forever)
+        // what stays of a pruned record replays its final state, never sends (contract §13, docs/design.md#request-ids-are-forever)
         expect(res.headers['idempotent-replayed']).toBe('true')
         m.stats.prunedReplays++
         if (lenient && res.status === 500) m.stats.prunedReplays500++
@@ -494,7 +494,7 @@ class ReconcileCmd implements Cmd {
     const t = readTruth(w)
     const applied = t.appliedIds.has(rec.id)
     const stored = (await w.gw.app.ledger.get(rec.id))!
-    // the deadline as the ledger's clock reads it, whatever the clock of the replica asked (CONTRACT §13)
+    // the deadline as the ledger's clock reads it, whatever the clock of the replica asked (contract §13, docs/design.md#one-clock)
     const left = stored.deadline - w.ledgerNow()
     if (this.failing) w.sim.inject({ rpcMethod: 'campaign/request_status' }, { kind: 'status', status: 503 }, 1)
     const replica = this.via % w.replicas.length
