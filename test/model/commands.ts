@@ -1,13 +1,16 @@
-// The commands of a generated history (fast-check model-based testing): mutations by two
-// controllers on two campaigns with faults mixed in, replays and id reuse, reconcile and
-// acknowledge, late arrivals delivered, takeovers by a third controller, clocks that move,
-// jump and skew, and gateway restarts. Each command predicts its answer from the model and the
-// remote's truth, checks the answer and the ledger, and updates the model.
+// The commands of a generated history (fast-check model-based testing): mutations by two static
+// controllers and two JWT identities sharing a controller id claim, on two campaigns, with faults
+// mixed in; bursts of mutations fired at once over the replicas, with a campaign lock's session
+// killed and the sweeps run while one is in flight; replays and id reuse, reconcile and
+// acknowledge, late arrivals delivered, takeovers by a third controller; clocks that move, jump
+// and skew, each replica's on its own, within the safety margin and far beyond it; retention
+// runs and gateway restarts. Each command predicts its answer from the model and the remote's
+// truth where it can, checks the answer and the ledger, and updates the model.
 import * as fc from 'fast-check'
 import { expect } from 'vitest'
 import type { JsonResponse } from '../helpers/http.js'
 import { checkInvariants, readTruth, remoteLeaseOf, type Fault, type Model, type ModelRecord, type ModelState, type Op } from './model.js'
-import { CALLERS, CAMPAIGNS, CONTROLLER_OF, TIMING, type CallerName, type Campaign, type World } from './world.js'
+import { CALLERS, CAMPAIGNS, CONTROLLER_OF, NAME_OF, TIMING, ownerWaitMs, type CallerName, type Campaign, type World } from './world.js'
 
 /** the real side of a history: the world, plus the cancels the remote took late */
 export interface Real { w: World; lateCancels: Set<string>; takeoverEpochs: Map<Campaign, number> }
@@ -22,6 +25,10 @@ const PATH: Record<Op, string> = {
   intervene: 'interventions',
   cancel: 'cancel'
 }
+
+const DAY_MS = 86_400_000
+/** how far a deadline may sit from the ledger's clock at its send: PostgreSQL's clock and this process's, read a moment apart */
+const CLOCK_READ_MS = 20
 
 const codeOf = (res: JsonResponse): string => res.status < 300 ? String(res.status) : `${res.status} ${String(res.body?.error?.code)}`
 
@@ -48,6 +55,11 @@ function injectFault (w: World, op: Op, id: string, fault: Fault): void {
     case 'unknown-reason': return w.sim.inject(target, { kind: 'rpc-error', code: -32003, message: 'no', data: { reason: 'quota_exceeded' } }, 1)
     case 'policy': return w.sim.inject(target, { kind: 'rpc-error', code: -32003, message: 'no', data: { reason: 'policy_violation' } }, 1)
     case 'method-not-found': return w.sim.inject(target, { kind: 'rpc-error', code: -32601, message: 'Method not found' }, 1)
+    case 'slow-read':
+      // the reads a mutation makes between its lock and its insert: a lock session killed
+      // meanwhile lets another replica's mutation of the campaign start first
+      w.sim.inject({ rpcMethod: 'campaign/read_control' }, { kind: 'delay', ms: 400 }, 1)
+      return w.sim.inject({ rpcMethod: 'tasks/get' }, { kind: 'delay', ms: 400 }, 1)
     case 'both': return w.sim.inject(target, {
       kind: 'status',
       status: 200,
@@ -71,74 +83,100 @@ const SENT_CLASS: Record<Fault, string> = {
   policy: '403 policy_rejected',
   both: '504 ambiguous_write',
   unreachable: '503 upstream_unavailable',
-  'method-not-found': '503 capability_unavailable'
+  'method-not-found': '503 capability_unavailable',
+  'slow-read': 'ok'
+}
+
+/** one mutation: who sends it, through which replica */
+interface Shot { caller: CallerName; campaign: Campaign; op: Op; id: string; body: Record<string, unknown>; fault: Fault; replica: number }
+
+/** the identity that holds a controller id, other than the caller's (a JWT caller's claim bound by another subject) */
+function boundToOther (m: Model, caller: CallerName): boolean {
+  const holder = m.bindings.get(CONTROLLER_OF[caller])
+  return holder !== undefined && holder !== caller
 }
 
 /**
- * Sends one mutation (new, or the retry of an unsent one) and judges it: the predicted class
- * where the model can know it, and in every case an answer consistent with the ledger record
- * and the remote's truth. Returns the model record, or undefined when the id stayed unused.
+ * The class the model predicts for one mutation sent alone, or undefined where it cannot know
+ * (the order is docs/design.md#campaign-control's: the clock, the controller binding, the
+ * capability, the ambiguity block, the cancel's task, the lease).
  */
-async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaign: Campaign; op: Op; id: string; body: Record<string, unknown>; fault: Fault }): Promise<void> {
+async function predict (m: Model, r: Real, s: Shot): Promise<string | undefined> {
   const { w } = r
-  const { caller, campaign, op, id, fault } = a
+  const { caller, campaign, op, fault } = s
+  // a replica that measured its clock past the margin decides nothing (contract §13, docs/design.md#one-clock)
+  if (m.clockPast.has(s.replica)) return '503 clock_skew'
+  // one identity per controller id (contract §13, docs/design.md#controller-bindings): the first to mutate binds it
+  if (boundToOther(m, caller)) return '403 controller_conflict'
   const blocker = m.blocker(campaign)
-  const lease = remoteLeaseOf(w, campaign, caller)
+  const lease = remoteLeaseOf(w, campaign, caller, s.replica)
   const view = await w.gw.app.ledger.getLease(campaign)
   const remote = w.sim.control.lease(campaign)
   // the gateway's view agrees with the remote, or is unknown (then read fresh)
   const viewAgrees = view === undefined || !view.known || (remote === null ? view.lease === null : view.lease?.controllerId === remote.controller_id && view.lease.epoch === remote.epoch && view.lease.expiresAt === remote.expires_at)
   const bound = m.bound.get(campaign)
-  const clean = Math.abs(w.skewMs()) <= 1000 && viewAgrees
+  const off = w.offsets(s.replica)
+  const withinHalf = Math.abs(off.ledger) <= TIMING.leaseSafetyMs / 2 && Math.abs(off.remote) <= TIMING.leaseSafetyMs / 2
+  const clean = withinHalf && viewAgrees
   // the gateway asks the remote first when its view is unknown, and for every cancel
   const readsFirst = op !== 'claim' && (op === 'cancel' || view === undefined || !view.known)
-  let predicted: string | undefined
   // capability comes before the ambiguity block; without claim_control the gateway is an observer
-  const marks = m.unavailable(w.nextReplica())
-  if (marks.has('claim') || marks.has(op)) predicted = '503 capability_unavailable'
-  else if (blocker !== undefined) predicted = '409 ambiguity_unresolved'
-  else if (readsFirst && fault === 'unreachable') predicted = '503 upstream_unavailable'
-  else if (op === 'claim') predicted = clean && (remote === null || lease.mine) ? SENT_CLASS[fault] : undefined
-  else if (clean && lease.mine && lease.usableMs > TIMING.leaseSafetyMs + 5000) {
-    if (op === 'cancel' && bound === undefined) predicted = '409 no_bound_task'
-    else if (op === 'cancel' && m.canceled.has(bound!)) predicted = '409 task_not_cancelable'
-    else predicted = SENT_CLASS[fault]
-  } else if (readsFirst && Math.abs(w.skewMs()) <= 1000 && !lease.mine) predicted = '409 lease_not_held'
+  const marks = m.unavailable(s.replica)
+  if (marks.has('claim') || marks.has(op)) return '503 capability_unavailable'
+  if (blocker !== undefined) return '409 ambiguity_unresolved'
+  // a cancel checks its bound task (the ledger, then tasks/get) before it reads the lease it is
+  // sent under (contract §13, "a cancel is sent on a lease read after its tasks/get"; docs/design.md#leases)
+  if (op === 'cancel' && bound === undefined) return '409 no_bound_task'
+  if (readsFirst && fault === 'unreachable') return '503 upstream_unavailable'
+  if (op === 'cancel' && m.canceled.has(bound!)) return '409 task_not_cancelable'
+  if (op === 'claim') return clean && (remote === null || lease.mine) ? SENT_CLASS[fault] : undefined
+  if (clean && lease.mine && lease.usableMs > TIMING.leaseSafetyMs + 5000) return SENT_CLASS[fault]
+  if (readsFirst && withinHalf && !lease.mine) return '409 lease_not_held'
+  return undefined
+}
 
-  injectFault(w, op, id, fault)
-  if (fault === 'unreachable') await w.fwd.shut()
-  let res: JsonResponse | undefined
-  try {
-    const sending = w.post(caller, `/v1/campaigns/${campaign}/${PATH[op]}`, a.body)
-    if (fault === 'hold-restart') {
-      // the gateway stops (drain, then close) while the remote holds the request
-      let answered = false
-      const answer = sending.catch(() => undefined).finally(() => { answered = true })
-      const held = await until(() => answered || readTruth(w).heldIds.has(id), 3000)
-      const restarted = held && !answered
-      const restarting = restarted ? w.restart() : Promise.resolve()
-      res = await answer
-      await restarting
-      if (restarted) m.unavailable(w.lastReplica()).clear()
-    } else {
-      res = await sending
-    }
-  } finally {
-    if (fault === 'unreachable') await w.fwd.reopen()
-    w.sim.clearFaults()
-  }
-  // a late arrival lands (or is refused) before anything else is judged
-  if (fault === 'delay') await until(() => w.sim.control.received().some((x) => x.requestId === id) || !w.sim.rpcCalls().some((c) => c.id === id), 5000)
+interface JudgeContext {
+  predicted: string | undefined
+  /** the request ids a 409 ambiguity_unresolved may name */
+  blockers: Set<string>
+  /** the ledger's clock just before the send and just after the answer */
+  ledgerFrom: number
+  ledgerTo: number
+  /** several mutations were in flight at once: which one went first is the ledger's to say */
+  burst: boolean
+}
 
+/**
+ * Judges one mutation's answer: the predicted class where the model knew it, and in every case
+ * an answer consistent with the ledger record and the remote's truth; then adopts it into the
+ * model.
+ */
+async function judge (m: Model, r: Real, s: Shot, res: JsonResponse | undefined, c: JudgeContext): Promise<void> {
+  const { w } = r
+  const { caller, campaign, op, id, fault } = s
   const got = res === undefined ? 'cut' : codeOf(res)
   const cls = got === '200' || got === '202' ? 'ok' : got
-  m.count(`mutate:${op}`, `${cls}${fault === 'none' ? '' : ` (${fault})`}`)
+  m.count(`${c.burst ? 'burst' : 'mutate'}:${op}`, `${cls}${fault === 'none' ? '' : ` (${fault})`}`)
+  const { predicted } = c
   if (predicted !== undefined) {
     if (predicted === 'ok' && cls === '504 ambiguous_write') m.stats.ambiguousWithoutFault++ // a slow machine, not a safety matter
     else if (predicted === 'cut') expect(['cut', '503 shutting_down', '504 ambiguous_write'], `${op} ${id}`).toContain(cls)
-    else expect(cls, `${op} ${id} under fault ${fault}: ${res?.text ?? 'no answer'}`).toBe(predicted)
+    else expect(cls, `${op} ${id} by ${caller} via replica ${s.replica} under fault ${fault}: ${res?.text ?? 'no answer'}`).toBe(predicted)
   }
-  if (cls === '409 ambiguity_unresolved') expect(res!.body.error.requestId).toBe(blocker?.id)
+  if (cls === '409 ambiguity_unresolved') {
+    const named = String(res!.body.error.requestId)
+    expect(c.blockers.has(named), `${id} blocked by ${named}, which blocked nothing`).toBe(true)
+    expect((await w.gw.app.ledger.get(named))?.campaignId).toBe(campaign)
+  }
+  // a clock past the margin refuses, and only then (the gateway's measurement agrees with the model's clocks)
+  expect(cls === '503 clock_skew', `${id} via replica ${s.replica}: ${cls}; the replica's clock is ${m.clockPast.has(s.replica) ? '' : 'not '}past the margin`).toBe(m.clockPast.has(s.replica))
+  // the controller binding: another identity's claim is refused, nothing sent; the holder never is
+  const binding = (await w.gw.app.ledger.listControllerBindings()).find((b) => b.controllerId === CONTROLLER_OF[caller])
+  if (cls !== '503 clock_skew') {
+    expect(binding, `${id}: ${CONTROLLER_OF[caller]} is bound after a mutation got past the clock`).toBeDefined()
+    expect(cls === '403 controller_conflict', `${id} by ${caller}: ${cls} while ${CONTROLLER_OF[caller]} is bound to ${binding!.caller}`).toBe(binding!.caller !== NAME_OF[caller])
+    if (!m.bindings.has(CONTROLLER_OF[caller]) && binding!.caller === NAME_OF[caller]) m.bindings.set(CONTROLLER_OF[caller], caller)
+  }
 
   // the ledger and the remote must agree with the answer
   const t = readTruth(w)
@@ -150,10 +188,17 @@ async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaig
     // refused before anything was written, or an unsent retry refused again before the send
     expect(reached, `${id} reached the remote without a record`).toBe(false)
     expect(cls, `${id}: no record, yet ${cls}`).not.toMatch(/^(ok|504 ambiguous_write)$/)
-    if (cls === '409 no_bound_task') expect(bound).toBeUndefined()
-    if (cls === '409 task_not_cancelable') expect(m.canceled.has(bound!)).toBe(true)
+    if (!c.burst && cls === '409 no_bound_task') expect(m.bound.get(campaign)).toBeUndefined()
+    if (!c.burst && cls === '409 task_not_cancelable') expect(m.canceled.has(m.bound.get(campaign)!)).toBe(true)
     return
   }
+  // the deadline is written on the ledger's clock, whatever this replica's (docs/design.md#one-clock)
+  if (prior === undefined || reached) {
+    const wait = ownerWaitMs(op)
+    expect(stored.deadline, `${id}'s deadline against the ledger's clock at its send`).toBeGreaterThanOrEqual(c.ledgerFrom + wait - CLOCK_READ_MS)
+    expect(stored.deadline, `${id}'s deadline against the ledger's clock at its send`).toBeLessThanOrEqual(c.ledgerTo + wait + CLOCK_READ_MS)
+  }
+  const bound = m.bound.get(campaign)
   let state: ModelState
   switch (stored.state) {
     case 'applied':
@@ -176,7 +221,7 @@ async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaig
         state = 'rejected'
       }
       expect(cls).toBe(`${res!.status} ${String(stored.outcomeCode)}`)
-      if (stored.outcomeCode === 'capability_unavailable') m.unavailable(w.lastReplica()).add(op)
+      if (stored.outcomeCode === 'capability_unavailable') m.unavailable(s.replica).add(op)
       break
     case 'ambiguous':
       expect(['504 ambiguous_write', 'cut', '503 shutting_down']).toContain(cls)
@@ -190,7 +235,7 @@ async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaig
     default:
       throw new Error(`${id} left ${stored.state} after its answer (${cls})`)
   }
-  const rec: ModelRecord = prior ?? { id, campaign, caller, op, body: a.body, state, status: res?.status ?? 504, reconcileFailed: false }
+  const rec: ModelRecord = prior ?? { id, campaign, caller, op, body: s.body, state, status: res?.status ?? 504, reconcileFailed: false }
   rec.state = state
   rec.status = res?.status ?? 504
   if (prior === undefined) {
@@ -199,21 +244,177 @@ async function sendMutation (m: Model, r: Real, a: { caller: CallerName; campaig
   }
 }
 
-/** `holder`: whichever of the two controllers holds the remote lease now (else `fallback`) */
+/**
+ * Sends one mutation (new, or the retry of an unsent one) alone and judges it: the predicted
+ * class where the model can know it, and in every case an answer consistent with the ledger
+ * record and the remote's truth.
+ */
+async function sendMutation (m: Model, r: Real, a: Omit<Shot, 'replica'>): Promise<void> {
+  const { w } = r
+  const s: Shot = { ...a, replica: w.pickReplica() }
+  const { campaign, op, id, fault } = s
+  const blocker = m.blocker(campaign)
+  const predicted = await predict(m, r, s)
+
+  injectFault(w, op, id, fault)
+  if (fault === 'unreachable') await w.fwd.shut()
+  const ledgerFrom = w.ledgerNow()
+  let res: JsonResponse | undefined
+  try {
+    const sending = w.postTo(s.replica, s.caller, `/v1/campaigns/${campaign}/${PATH[op]}`, s.body)
+    if (fault === 'hold-restart') {
+      // the gateway stops (drain, then close) while the remote holds the request
+      let answered = false
+      const answer = sending.catch(() => undefined).finally(() => { answered = true })
+      const held = await until(() => answered || readTruth(w).heldIds.has(id), 3000)
+      const restarted = held && !answered
+      const restarting = restarted ? w.restart(s.replica) : Promise.resolve()
+      res = await answer
+      await restarting
+      if (restarted) m.unavailable(s.replica).clear()
+    } else {
+      res = await sending
+    }
+  } finally {
+    if (fault === 'unreachable') await w.fwd.reopen()
+    w.sim.clearFaults()
+  }
+  // a late arrival lands (or is refused) before anything else is judged
+  if (fault === 'delay') await until(() => w.sim.control.received().some((x) => x.requestId === id) || !w.sim.rpcCalls().some((c) => c.id === id), 5000)
+  await judge(m, r, s, res, { predicted, blockers: new Set(blocker === undefined ? [] : [blocker.id]), ledgerFrom, ledgerTo: w.ledgerNow(), burst: false })
+}
+
+/** `holder`: whichever caller holds the remote lease now (else `fallback`) */
 type Who = CallerName | 'holder'
+
+function resolveWho (m: Model, w: World, who: Who, campaign: Campaign, fallback: CallerName): CallerName {
+  if (who !== 'holder') return who
+  const holder = w.sim.control.lease(campaign)?.controller_id
+  // the JWT identities share one controller id: the one bound to it, if any
+  if (holder === CONTROLLER_OF.j1) return m.bindings.get(holder) ?? 'j1'
+  return CALLERS.find((c) => CONTROLLER_OF[c] === holder) ?? fallback
+}
 
 class MutateCmd implements Cmd {
   constructor (readonly who: Who, readonly campaign: Campaign, readonly op: Op, readonly fault: Fault, readonly fallback: CallerName = 'c1') {}
   check = (): boolean => true
   async run (m: Model, r: Real): Promise<void> {
-    const holder = r.w.sim.control.lease(this.campaign)?.controller_id
-    const caller = this.who !== 'holder' ? this.who : CALLERS.find((c) => CONTROLLER_OF[c] === holder) ?? this.fallback
+    const caller = resolveWho(m, r.w, this.who, this.campaign, this.fallback)
     const id = m.newId(this.op)
     await sendMutation(m, r, { caller, campaign: this.campaign, op: this.op, id, body: bodyFor(this.op, id, m.order.length), fault: this.fault })
     await checkInvariants(r.w, m, r.lateCancels)
   }
 
   toString = (): string => `${this.who} ${this.op} ${this.campaign}${this.fault === 'none' ? '' : ` [${this.fault}]`}`
+}
+
+export interface BurstShot { who: Who; op: Op; campaign: Campaign }
+/** what happens while a burst is in flight: a campaign lock's sessions killed after a delay or while the remote holds a request */
+export type Kill = 'none' | 'soon' | 'held'
+
+/**
+ * Several mutations fired at once (several callers, one campaign mostly, over every replica in
+ * turn), with one fault for the first request of one method, and while they are in flight the
+ * campaign locks' sessions killed and every replica's sweep run. The model cannot predict
+ * which goes first, so it adopts each answer from what the ledger and the remote's log say;
+ * what it can predict it checks: a replica whose clock is past the margin refuses, another
+ * identity's controller id is refused, and the invariants hold — at most one mutation of a
+ * campaign in flight at the remote, whichever lock session died.
+ */
+class BurstCmd implements Cmd {
+  constructor (readonly shots: BurstShot[], readonly fault: Fault, readonly faultShot: number, readonly kill: Kill, readonly killAfterMs: number, readonly sweepWhileHeld: boolean, readonly waiters = false, readonly holdToo = false) {}
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const { w } = r
+    if (this.fault === 'slow-read') {
+      // the holder's mutations on both replicas: a claim first when none of the callers holds the campaign
+      const k = this.shots[0]!.campaign
+      if (!CALLERS.some((c) => CONTROLLER_OF[c] === w.sim.control.lease(k)?.controller_id)) {
+        const id = m.newId('claim')
+        await sendMutation(m, r, { caller: 'c1', campaign: k, op: 'claim', id, body: bodyFor('claim', id, m.order.length), fault: 'none' })
+      }
+    }
+    const shots: Shot[] = this.shots.map((b) => {
+      // the holder's mutation where one of the callers holds the campaign, else a claim: bursts
+      // that contend at the remote, not only at the gateway's refusals
+      const held = w.sim.control.lease(b.campaign)
+      const op: Op = b.who === 'holder' && !CALLERS.some((c) => CONTROLLER_OF[c] === held?.controller_id) ? 'claim' : b.op
+      const id = m.newId(op)
+      return { caller: resolveWho(m, w, b.who, b.campaign, 'c1'), campaign: b.campaign, op, id, body: bodyFor(op, id, m.order.length), fault: 'none', replica: w.pickReplica() }
+    })
+    const faulted = shots[this.faultShot % shots.length]!
+    faulted.fault = this.fault
+    // bindController comes before the lock: a controller id bound before the burst refuses the other identity
+    const predicted = shots.map((s) => m.clockPast.has(s.replica) ? '503 clock_skew' : boundToOther(m, s.caller) ? '403 controller_conflict' : undefined)
+    const blockers = new Set<string>(shots.map((s) => s.id))
+    for (const k of CAMPAIGNS) {
+      const b = m.blocker(k)
+      if (b !== undefined) blockers.add(b.id)
+    }
+    // slow reads: every mutation reads the lease first (the view unknown, as after any replica's
+    // restart: forgetting is ledger-wide), so the first to hold the lock waits on a slow read
+    if (this.fault === 'slow-read') for (const s of shots) await w.gw.app.ledger.markLeaseUnknown(s.campaign, w.replicaNow(0))
+    // a hold takes the first request of each method the burst sends: whichever goes first is held
+    if (this.fault === 'hold' || this.holdToo) for (const o of new Set(shots.map((s) => s.op))) injectFault(w, o, faulted.id, 'hold')
+    if (this.fault !== 'hold') injectFault(w, faulted.op, faulted.id, this.fault)
+    const ledgerFrom = w.ledgerNow()
+    const answers: Array<JsonResponse | undefined> = []
+    let done = 0
+    const sending = shots.map(async (s, i) => {
+      try {
+        answers[i] = await w.postTo(s.replica, s.caller, `/v1/campaigns/${s.campaign}/${PATH[s.op]}`, s.body)
+      } finally {
+        done++
+      }
+    })
+    let killed = 0
+    const meanwhile = (async () => {
+      if (this.kill === 'soon') await sleep(this.killAfterMs)
+      else if (this.kill === 'held' || this.sweepWhileHeld) await until(() => done === shots.length || w.sim.held().some((h) => blockers.has(String(h.id))), 2000)
+      if (this.kill !== 'none' && done < shots.length) killed = await w.killLockSessions({ waiters: this.waiters })
+      if (this.sweepWhileHeld && done < shots.length) {
+        // every replica's sweep, the skewed ones' included, while a mutation may be in flight:
+        // none may turn a record ambiguous before its deadline on the ledger's clock
+        for (const id of await w.sweep()) {
+          expect((await w.gw.app.ledger.get(id))!.deadline, `the sweep turned ${id} ambiguous before its deadline`).toBeLessThan(w.ledgerNow())
+        }
+        m.stats.sweepsInFlight++
+        if (m.clockPast.size > 0) m.stats.sweepsInFlightPast++
+      }
+    })()
+    // every answer is in before anything is judged, whatever failed meanwhile
+    const outcomes = await Promise.allSettled([meanwhile, ...sending])
+    w.sim.clearFaults()
+    for (const o of outcomes) if (o.status === 'rejected') throw o.reason
+    m.stats.kills += killed
+    m.stats.bursts++
+    m.stats.burstShots += shots.length
+    // a late arrival lands (or is refused) before anything else is judged
+    if (this.fault === 'delay') {
+      await until(() => {
+        const t = readTruth(w)
+        const handled = new Set(w.sim.control.received().map((x) => x.requestId))
+        return shots.every((s) => s.op !== faulted.op || !t.wireIds.includes(s.id) || handled.has(s.id) || t.heldIds.has(s.id))
+      }, 5000)
+    }
+    const ledgerTo = w.ledgerNow()
+    // judged in the order they reached the remote (one at a time per campaign): a cancel targets
+    // what a submission before it bound
+    const wire = readTruth(w).wireIds
+    const rank = (s: Shot): number => { const i = wire.indexOf(s.id); return i < 0 ? Infinity : i }
+    const order = shots.map((s, i) => ({ s, i })).sort((a, b) => rank(a.s) - rank(b.s))
+    for (const { s, i } of order) await judge(m, r, s, answers[i], { predicted: predicted[i], blockers, ledgerFrom, ledgerTo, burst: true })
+    await checkInvariants(w, m, r.lateCancels)
+  }
+
+  toString = (): string => `burst [${this.shots.map((b) => `${b.who} ${b.op} ${b.campaign}`).join(', ')}]${this.fault === 'none' ? '' : ` [${this.fault} on #${this.faultShot % this.shots.length}]`}${this.kill === 'none' ? '' : ` [kill ${this.kill === 'soon' ? `after ${this.killAfterMs} ms` : 'while held'}${this.waiters ? ', waiters too' : ''}]`}${this.holdToo ? ' [hold]' : ''}${this.sweepWhileHeld ? ' [sweep while held]' : ''}`
+}
+
+/** what a pruned record replays (docs/design.md#request-ids-are-forever): its final state */
+function prunedStatus (rec: ModelRecord, resolved: boolean, state: string): number {
+  if (resolved) return 200
+  if (state === 'applied') return rec.op === 'submit' ? 202 : 200
+  return rec.status
 }
 
 /** the same request id again: as sent, by another caller, or with other params */
@@ -229,11 +430,13 @@ class ReuseCmd implements Cmd {
       m.count('reuse:same', codeOf(res))
       expect(codeOf(res)).toBe('409 request_in_flight')
     } else if (this.how === 'same' && rec.state === 'unsent') {
-      // nothing of it ever left: it runs again as new
+      // nothing of it ever left: it runs again as new (pruned or not)
       await sendMutation(m, r, { caller: rec.caller, campaign: rec.campaign, op: rec.op, id: rec.id, body: rec.body, fault: 'none' })
     } else {
       const wire = readTruth(w).wireIds.length
-      const caller = this.how === 'other-caller' ? (rec.caller === 'c1' ? 'c2' : 'c1') : rec.caller
+      const stored = (await w.gw.app.ledger.get(rec.id))!
+      const pruned = stored.prunedAt !== null
+      const caller: CallerName = this.how === 'other-caller' ? (rec.caller === 'c1' ? 'c2' : 'c1') : rec.caller
       const other: Record<Op, Record<string, unknown>> = {
         intervene: { intervention: { other: true } },
         submit: { parts: [{ kind: 'text', text: 'other' }] },
@@ -245,10 +448,16 @@ class ReuseCmd implements Cmd {
       }
       const body = this.how === 'other-params' ? { ...rec.body, ...other[rec.op] } : rec.body
       const res = await w.post(caller, path, body)
-      m.count(`reuse:${this.how}`, codeOf(res))
+      m.count(`reuse:${this.how}${pruned ? ' (pruned)' : ''}`, codeOf(res))
       if (this.how === 'other-caller') expect(codeOf(res)).toBe('409 idempotency_key_conflict')
       else if (this.how === 'other-params') expect(codeOf(res)).toBe(rec.op === 'release' || rec.op === 'cancel' ? '400 invalid_request' : '422 idempotency_key_mismatch')
-      else {
+      else if (pruned) {
+        // what stays of a pruned record replays its final state, never sends (contract §13, docs/design.md#request-ids-are-forever)
+        expect(res.headers['idempotent-replayed']).toBe('true')
+        m.stats.prunedReplays++
+        expect(res.status, `${rec.id} (pruned) replayed`).toBe(prunedStatus(rec, stored.resolution !== null, stored.state))
+        if (res.status < 300) expect(res.body.pruned, `${rec.id} (pruned) replayed: ${res.text}`).toBe(true)
+      } else {
         // a replay: the stored answer, nothing sent
         expect(res.status, `${rec.id} replayed`).toBe(rec.status)
         expect(res.headers['idempotent-replayed']).toBe('true')
@@ -262,7 +471,7 @@ class ReuseCmd implements Cmd {
 }
 
 class ReconcileCmd implements Cmd {
-  constructor (readonly pick: number, readonly failing: boolean) {}
+  constructor (readonly pick: number, readonly failing: boolean, readonly via: number = 0) {}
   check = (m: Model): boolean => m.order.length > 0
   async run (m: Model, r: Real): Promise<void> {
     const { w } = r
@@ -270,9 +479,11 @@ class ReconcileCmd implements Cmd {
     const t = readTruth(w)
     const applied = t.appliedIds.has(rec.id)
     const stored = (await w.gw.app.ledger.get(rec.id))!
-    const left = stored.deadline - w.gwNow()
+    // the deadline as the ledger's clock reads it, whatever the clock of the replica asked (contract §13, docs/design.md#one-clock)
+    const left = stored.deadline - w.ledgerNow()
     if (this.failing) w.sim.inject({ rpcMethod: 'campaign/request_status' }, { kind: 'status', status: 503 }, 1)
-    const res = await w.post(rec.caller, `/v1/campaigns/${rec.campaign}/requests/${rec.id}/reconcile`)
+    const replica = this.via % w.replicas.length
+    const res = await w.postTo(replica, rec.caller, `/v1/campaigns/${rec.campaign}/requests/${rec.id}/reconcile`)
     w.sim.clearFaults()
     m.count('reconcile', codeOf(res))
     if (rec.state === 'pending') {
@@ -291,7 +502,7 @@ class ReconcileCmd implements Cmd {
       expect(['409 reconcile_too_early', '200']).toContain(codeOf(res))
       if (res.status === 200) settle(m, rec, 'not_applied', null)
     } else if (left > 0) {
-      expect(codeOf(res), `reconcile ${rec.id} ${left} ms before its deadline`).toBe('409 reconcile_too_early')
+      expect(codeOf(res), `reconcile ${rec.id} through replica ${replica} ${left} ms before its deadline on the ledger's clock`).toBe('409 reconcile_too_early')
       // seconds to the deadline, counted by the gateway a moment after `left` was
       const retryAfter = Number(res.headers['retry-after'])
       expect(retryAfter).toBeLessThanOrEqual(Math.ceil(left / 1000))
@@ -304,7 +515,7 @@ class ReconcileCmd implements Cmd {
     await checkInvariants(w, m, r.lateCancels)
   }
 
-  toString = (): string => `reconcile #${this.pick}${this.failing ? ' [request_status fails]' : ''}`
+  toString = (): string => `reconcile #${this.pick} via ${this.via}${this.failing ? ' [request_status fails]' : ''}`
 }
 
 /** an admin's acknowledgement, always of what the remote shows (an operator who looked) */
@@ -318,7 +529,7 @@ class AcknowledgeCmd implements Cmd {
     const applied = t.appliedIds.has(rec.id)
     const resolution = applied ? 'assume_applied' : 'assume_not_applied'
     const stored = (await w.gw.app.ledger.get(rec.id))!
-    const left = stored.deadline - w.gwNow()
+    const left = stored.deadline - w.ledgerNow()
     const remote = w.sim.control.lease(rec.campaign)
     const res = await w.post('admin', `/v1/campaigns/${rec.campaign}/requests/${rec.id}/acknowledge`, { resolution, note: 'checked on the remote' })
     m.count('acknowledge', `${codeOf(res)} (${resolution})`)
@@ -410,43 +621,159 @@ class TakeoverCmd implements Cmd {
   toString = (): string => `takeover ${this.campaign}`
 }
 
-/** time passes on both clocks (a jump when large); held requests past their deadline are lost */
+/** time passes on every clock; the replicas' sweeps run as their timers would */
+async function advance (m: Model, r: Real, ms: number): Promise<void> {
+  const { w } = r
+  await dropOverdue(w, w.ledgerNow() + ms)
+  w.advance(ms)
+  // pending records past their deadline, on the ledger's clock, whichever replica's sweep ran
+  for (const id of await w.sweep()) {
+    expect((await w.gw.app.ledger.get(id))!.deadline, `the sweep turned ${id} ambiguous before its deadline`).toBeLessThan(w.ledgerNow())
+  }
+  for (const rec of m.records.values()) {
+    if (rec.state === 'pending' && (await w.gw.app.ledger.get(rec.id))?.state === 'ambiguous') rec.state = 'ambiguous'
+  }
+}
+
+/** time passes on every clock (a jump when large); held requests past their deadline are lost */
 class AdvanceCmd implements Cmd {
   constructor (readonly ms: number) {}
   check = (): boolean => true
   async run (m: Model, r: Real): Promise<void> {
-    const { w } = r
-    await dropOverdue(w, w.gwNow() + this.ms)
-    w.advance(this.ms)
-    // the replicas' sweeps run as their timers would: pending records past their deadline
-    await w.sweep()
-    for (const rec of m.records.values()) {
-      if (rec.state === 'pending' && (await w.gw.app.ledger.get(rec.id))?.state === 'ambiguous') {
-        expect((await w.gw.app.ledger.get(rec.id))!.deadline).toBeLessThan(w.gwNow())
-        rec.state = 'ambiguous'
-      }
-    }
+    await advance(m, r, this.ms)
     m.count('advance', String(this.ms))
-    await checkInvariants(w, m, r.lateCancels)
+    await checkInvariants(r.w, m, r.lateCancels)
   }
 
   toString = (): string => `advance ${this.ms} ms`
 }
 
-/** one clock moves alone, within the safety margin's half */
+/**
+ * Before a replica's clock is set `skew` off the ledger's: time passes first on every clock if
+ * the replica's would otherwise run behind the real one (World.aheadOfReal says why)
+ */
+async function keepAheadOfReal (m: Model, r: Real, skew: number): Promise<void> {
+  const behind = -(r.w.aheadOfReal().ledger + skew)
+  if (behind > 0) await advance(m, r, behind + 1000)
+}
+
+/** the half margin: skews within it leave every prediction as it is */
+const HALF = TIMING.leaseSafetyMs / 2
+
+/**
+ * One clock moves alone, kept within half the safety margin of the ledger's and the remote's
+ * (a replica's clock past the margin comes back within it): the remote's, or one replica's —
+ * which then measures its offset, as its 30 s timer would.
+ */
 class SkewCmd implements Cmd {
-  constructor (readonly ms: number) {}
+  constructor (readonly target: 'remote' | 'replica', readonly replica: number, readonly ms: number) {}
   check = (): boolean => true
   async run (m: Model, r: Real): Promise<void> {
     const { w } = r
-    const target = Math.max(-1000, Math.min(1000, w.skewMs() + this.ms))
-    const move = target - w.skewMs()
-    if (move > 0) await dropOverdue(w, w.gwNow() + move)
-    w.skew(move)
-    m.count('skew', String(move))
+    const s = w.skews()
+    // SQLite: the replica's clock is its ledger's, so moving it is moving the remote the other way
+    const remote = this.target === 'remote' || w.kind === 'sqlite'
+    const ms = this.target === 'remote' ? this.ms : -this.ms
+    let move: number
+    if (remote) {
+      let lo = -HALF
+      let hi = HALF
+      for (let i = 0; i < w.replicas.length; i++) {
+        if (m.clockPast.has(i)) continue
+        lo = Math.max(lo, s.replicas[i]! - HALF)
+        hi = Math.min(hi, s.replicas[i]! + HALF)
+      }
+      move = Math.max(lo, Math.min(hi, s.remote + ms)) - s.remote
+      // the remote's clock only moves forward: moving it back moves the ledger's forward
+      if (move < 0) await dropOverdue(w, w.ledgerNow() - move)
+      w.moveRemote(move)
+    } else {
+      // a replica past the margin first: NTP puts it right
+      const i = m.clockPast.size > 0 ? [...m.clockPast][0]! : this.replica % w.replicas.length
+      const target = Math.max(-HALF, s.remote - HALF, Math.min(HALF, s.remote + HALF, s.replicas[i]! + ms))
+      await keepAheadOfReal(m, r, target)
+      move = target - w.skews().replicas[i]!
+      w.moveReplica(i, move)
+      // the replica measures its offset to the ledger now (moving the remote changes none)
+      const offset = await w.measure(i)
+      m.clockPast.delete(i)
+      // a measurement may understate an offset, never invent one
+      expect(Math.abs(offset), `replica ${i} measured the ledger ${offset} ms off`).toBeLessThanOrEqual(Math.abs(w.offsets(i).ledger) + CLOCK_READ_MS)
+      expect(w.replicas[i]!.app.control.clocks.status().ok).toBe(true)
+    }
+    m.count('skew', remote ? 'remote' : 'replica')
   }
 
-  toString = (): string => `skew ${this.ms} ms`
+  toString = (): string => `skew ${this.target === 'remote' ? 'the remote' : `replica ${this.replica}`} ${this.ms} ms`
+}
+
+/**
+ * PostgreSQL: one replica's clock jumps past the safety margin (the issue's finding: a replica
+ * 60 s ahead) and the replica measures it, as its 30 s timer would: from then on it refuses every
+ * mutation with 503 clock_skew, while its sweeps and reconciles, judged on the ledger's clock,
+ * turn nothing ambiguous early and settle nothing early.
+ */
+class ClockJumpCmd implements Cmd {
+  constructor (readonly replica: number, readonly ms: number) {}
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const { w } = r
+    // a replica already past the margin is put right instead (NTP), and measures it
+    const back = m.clockPast.size > 0
+    const i = back ? [...m.clockPast][0]! : this.replica % w.replicas.length
+    const to = back ? 0 : this.ms
+    await keepAheadOfReal(m, r, to)
+    w.moveReplica(i, to - w.skews().replicas[i]!)
+    const offset = await w.measure(i)
+    if (back) {
+      expect(Math.abs(offset), `replica ${i} put right measured ${offset} ms`).toBeLessThanOrEqual(Math.abs(w.offsets(i).ledger) + CLOCK_READ_MS)
+      m.clockPast.delete(i)
+    } else {
+      expect(Math.abs(offset), `replica ${i} measured a ${this.ms} ms jump as ${offset} ms`).toBeGreaterThan(TIMING.leaseSafetyMs)
+      m.clockPast.add(i)
+    }
+    expect(w.replicas[i]!.app.control.clocks.status().ok).toBe(back)
+    m.count('clock-jump', back ? 'put right' : String(this.ms))
+  }
+
+  toString = (): string => `replica ${this.replica}'s clock jumps ${this.ms} ms (or the one past the margin is put right)`
+}
+
+/**
+ * Retention runs: `window`, the day the world's retention keeps passes and a replica's own
+ * retention run prunes what it covers; `direct`, the ledger prunes every resolved record at
+ * once. Pruned ids must replay or refuse, never reach the remote again (docs/design.md#request-ids-are-forever).
+ */
+class PruneCmd implements Cmd {
+  constructor (readonly how: 'window' | 'direct') {}
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const { w } = r
+    let n: number
+    let before: number
+    if (this.how === 'window') {
+      await advance(m, r, DAY_MS + 1000)
+      const replica = w.pickReplica()
+      // the window as the replica reads it, a moment before its run
+      before = w.replicaNow(replica) - DAY_MS
+      n = await w.replicas[replica]!.app.control.prune()
+    } else {
+      before = w.ledgerNow() + 3_600_000
+      n = await w.gw.app.ledger.pruneResolvedBefore(before, 100_000, w.ledgerNow())
+    }
+    m.stats.pruned += n
+    for (const rec of m.records.values()) {
+      const stored = await w.gw.app.ledger.get(rec.id)
+      expect(stored, `retention removed the record of ${rec.id}: request ids are forever`).toBeDefined()
+      if (['applied', 'rejected', 'not_applied'].includes(stored!.state) && stored!.updatedAt < before) {
+        expect(stored!.prunedAt, `${rec.id} (${stored!.state}) last written before the window, not pruned`).not.toBeNull()
+      }
+    }
+    m.count('prune', `${this.how}: ${n > 0 ? 'some' : 'none'}`)
+    await checkInvariants(w, m, r.lateCancels)
+  }
+
+  toString = (): string => `prune (${this.how})`
 }
 
 /** the card changes (an operator's redeploy) and an admin refreshes: -32601 marks are lifted */
@@ -473,7 +800,8 @@ class RestartCmd implements Cmd {
   async run (m: Model, r: Real): Promise<void> {
     const replica = r.w.nextReplica()
     await r.w.restart(replica)
-    // a -32601 mark lives in memory: a restarted gateway rediscovers the same card without it
+    // a -32601 mark lives in memory: a restarted gateway rediscovers the same card without it;
+    // its clock is as it was, and it measures it at start
     m.unavailable(replica).clear()
     m.count('restart', 'ok')
     await checkInvariants(r.w, m, r.lateCancels)
@@ -506,8 +834,9 @@ async function until (fn: () => boolean, ms: number): Promise<boolean> {
   return true
 }
 
-const caller = fc.constantFrom<CallerName>(...CALLERS)
-const who: fc.Arbitrary<Who> = fc.oneof({ weight: 4, arbitrary: fc.constant<Who>('holder') }, { weight: 1, arbitrary: caller })
+const staticCaller = fc.constantFrom<CallerName>('c1', 'c2')
+const anyCaller = fc.constantFrom<CallerName>(...CALLERS)
+const who: fc.Arbitrary<Who> = fc.oneof({ weight: 4, arbitrary: fc.constant<Who>('holder') }, { weight: 1, arbitrary: anyCaller })
 const campaign = fc.constantFrom<Campaign>(...CAMPAIGNS)
 const op = fc.constantFrom<Op>('claim', 'claim', 'renew', 'release', 'submit', 'submit', 'submit', 'intervene', 'intervene', 'cancel', 'cancel')
 const fault = fc.oneof(
@@ -515,29 +844,60 @@ const fault = fc.oneof(
   { weight: 5, arbitrary: fc.constantFrom<Fault>('drop', 'hold', 'hold', 'status-502', 'internal-error', 'unknown-reason', 'both', 'policy', 'unreachable', 'method-not-found') },
   { weight: 1, arbitrary: fc.constantFrom<Fault>('delay', 'hold-restart') }
 )
-const mutate = fc.tuple(who, campaign, op, fault, caller).map(([c, k, o, f, fb]) => new MutateCmd(c, k, o, f, fb))
+const mutate = fc.tuple(who, campaign, op, fault, staticCaller).map(([c, k, o, f, fb]) => new MutateCmd(c, k, o, f, fb))
+
+/** a burst: 2–5 mutations, one campaign mostly; the JWT identities and the holder come often */
+const burstWho: fc.Arbitrary<Who> = fc.oneof({ weight: 3, arbitrary: fc.constant<Who>('holder') }, { weight: 2, arbitrary: anyCaller })
+const burstOp = fc.constantFrom<Op>('claim', 'renew', 'release', 'submit', 'submit', 'intervene', 'intervene', 'cancel')
+const burstFault = fc.oneof(
+  { weight: 5, arbitrary: fc.constant<Fault>('none') },
+  { weight: 3, arbitrary: fc.constantFrom<Fault>('drop', 'status-502', 'internal-error', 'policy', 'delay') }
+)
+const shotsOf = fc.tuple(campaign, fc.array(fc.tuple(burstWho, burstOp, fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: campaign })), { minLength: 2, maxLength: 5 }))
+  .map(([k, shots]) => shots.map(([w, o, other]): BurstShot => ({ who: w, op: o, campaign: other ?? k })))
+function burst (postgres: boolean): fc.Arbitrary<Cmd> {
+  const kills = (k: Kill): fc.Arbitrary<Kill> => postgres ? fc.constantFrom<Kill>('none', k, k) : fc.constant<Kill>('none')
+  // the holders' sessions mostly; sometimes the waiters' too (they answer 503 ledger_unavailable, nothing sent)
+  const waiters = fc.constantFrom(false, false, true)
+  return fc.oneof(
+    // a fault or none; a lock session killed a moment in
+    fc.tuple(shotsOf, burstFault, fc.nat(4), kills('soon'), fc.integer({ min: 0, max: 60 }), waiters)
+      .map(([shots, f, at, kill, after, all]) => new BurstCmd(shots, f, at, kill, after, false, all)),
+    // one request held by the remote: its lock session killed, the sweeps run, while its owner waits
+    fc.tuple(shotsOf, fc.nat(4), kills('held'), fc.constantFrom(true, true, false), waiters)
+      .map(([shots, at, kill, sweep, all]) => new BurstCmd(shots, 'hold', at, kill, 0, sweep, all)),
+    // the reads between a lock and its insert answer late, and the lock's session dies meanwhile:
+    // another replica's mutation of the campaign may start first (and be held by the remote), and
+    // the late one must learn it from its insert (409 campaign_busy), never by sending
+    fc.tuple(campaign, fc.array(fc.constantFrom<Op>('intervene', 'submit', 'renew'), { minLength: 2, maxLength: 4 }), kills('soon'), fc.integer({ min: 20, max: 300 }), fc.boolean())
+      .map(([k, ops, kill, after, hold]) => new BurstCmd(ops.map((o) => ({ who: 'holder', op: o, campaign: k })), 'slow-read', 0, kill, after, false, false, hold))
+  )
+}
 
 /** the commands, repeated by weight (fc.commands picks among them evenly) */
-export function commandArbitrary (o: { restarts: boolean }): Array<fc.Arbitrary<Cmd>> {
+export function commandArbitrary (o: { restarts: boolean; postgres: boolean }): Array<fc.Arbitrary<Cmd>> {
   const weighted: Array<[number, fc.Arbitrary<Cmd>]> = [
     [8, mutate],
-    [2, fc.tuple(who, campaign, caller).map(([c, k, fb]) => new MutateCmd(c, k, 'claim', 'none', fb))],
+    [2, fc.tuple(who, campaign, staticCaller).map(([c, k, fb]) => new MutateCmd(c, k, 'claim', 'none', fb))],
+    [3, burst(o.postgres)],
     [2, fc.tuple(fc.nat(), fc.constantFrom('same', 'same', 'other-caller', 'other-params') as fc.Arbitrary<'same' | 'other-caller' | 'other-params'>).map(([p, h]) => new ReuseCmd(p, h))],
-    [2, fc.tuple(fc.nat(), fc.boolean()).map(([p, f]) => new ReconcileCmd(p, f))],
+    [2, fc.tuple(fc.nat(), fc.boolean(), fc.nat(1)).map(([p, f, v]) => new ReconcileCmd(p, f, v))],
     [1, fc.nat().map((p) => new AcknowledgeCmd(p))],
     [1, fc.constant(new DeliverCmd())],
     [1, campaign.map((k) => new TakeoverCmd(k))],
     [2, fc.constantFrom(1000, 5000, 5000, 20_000, 40_000, 40_000, 70_000, 1000, 5000, 20_000, 700_000).map((ms) => new AdvanceCmd(ms))],
-    [1, fc.integer({ min: -1500, max: 1500 }).map((ms) => new SkewCmd(ms))],
+    [1, fc.tuple(fc.constantFrom<'remote' | 'replica'>('remote', 'replica'), fc.nat(1), fc.integer({ min: -1500, max: 1500 })).map(([t, i, ms]) => new SkewCmd(t, i, ms))],
+    [1, fc.constantFrom<'window' | 'direct'>('window', 'direct').map((h) => new PruneCmd(h))],
     [1, fc.constant(new CardChangeCmd())]
   ]
+  if (o.postgres) weighted.push([2, fc.tuple(fc.nat(1), fc.constantFrom(60_000, 60_000, -60_000, 15_000, -15_000)).map(([i, ms]) => new ClockJumpCmd(i, ms))])
   if (o.restarts) weighted.push([1, fc.constant(new RestartCmd())])
   return weighted.flatMap(([n, a]) => Array.from({ length: n }, () => a))
 }
 
 /** after a history: every late arrival lands or is lost, and the invariants still hold */
 export async function finish (m: Model, r: Real): Promise<void> {
-  await dropOverdue(r.w, r.w.gwNow())
+  await dropOverdue(r.w, r.w.ledgerNow())
   const before = readTruth(r.w)
   r.w.sim.deliverHeld()
   for (const a of readTruth(r.w).applied) {
