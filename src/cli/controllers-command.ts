@@ -9,7 +9,7 @@ import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE } from '../../schemas/callers
 import { redactUrl } from '../redact-url.js'
 import { printable, printableJson } from './printable.js'
 import { DEFAULT_URL, call, errorOf, type Answer, type RequestsIo } from './requests-command.js'
-import { gatewayUrlProblem } from './gateway-transport.js'
+import { targetProblem } from './gateway-transport.js'
 
 type Env = Record<string, string | undefined>
 
@@ -101,13 +101,10 @@ export async function runControllersCommand (args: string[], env: Env, io: Reque
     } else {
       throw new UsageError(sub === undefined ? 'needs list or remove' : `unknown subcommand ${printable(sub).slice(0, 64)}`)
     }
-    let parsedBase: URL
-    try { parsedBase = new URL(base) } catch { throw new UsageError('--url / GATEWAY_URL is not a URL') }
     // https, or plain http to loopback only: the admin token never crosses a network in clear
-    const problem = gatewayUrlProblem(parsedBase)
-    if (problem !== undefined) throw new UsageError(`--url / GATEWAY_URL: ${problem}`)
-    const token = env.GATEWAY_TOKEN
-    if (token === undefined || token === '') throw new UsageError('GATEWAY_TOKEN is not set: the token is read from the environment only (arguments show in `ps`)')
+    const problem = targetProblem(base, env.GATEWAY_TOKEN)
+    if (problem !== undefined) throw new UsageError(problem)
+    const token = env.GATEWAY_TOKEN!
 
     const a = await call(base, token, sub === 'list' ? 'GET' : 'DELETE', path)
     if (a.status !== 200) return reportError(io, what, a)

@@ -15,6 +15,19 @@ export function gatewayUrlProblem (url: URL): string | undefined {
 }
 
 /**
+ * why the bin cannot call the gateway at `base` with the token from the environment (a usage
+ * error, exit 2), or undefined: the URL parses, may carry a token, and the token is set
+ */
+export function targetProblem (base: string, token: string | undefined): string | undefined {
+  let url: URL
+  try { url = new URL(base) } catch { return '--url / GATEWAY_URL is not a URL' }
+  const problem = gatewayUrlProblem(url)
+  if (problem !== undefined) return `--url / GATEWAY_URL: ${problem}`
+  if (token === undefined || token === '') return 'GATEWAY_TOKEN is not set: the token is read from the environment only (arguments show in `ps`)'
+  return undefined
+}
+
+/**
  * Every request of this process checks the server's certificate against Node's roots (plus
  * NODE_EXTRA_CA_CERTS, the way to trust a private CA), even with NODE_TLS_REJECT_UNAUTHORIZED=0.
  */

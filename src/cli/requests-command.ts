@@ -14,7 +14,7 @@
 // printed through ./printable.ts: a caller name or a message can hold no terminal escape.
 import { request } from 'undici'
 import { redactUrl } from '../redact-url.js'
-import { gatewayUrlProblem } from './gateway-transport.js'
+import { gatewayUrlProblem, targetProblem } from './gateway-transport.js'
 import { printable, printableJson } from './printable.js'
 
 export interface RequestsIo { out: (line: string) => void; err: (line: string) => void }
@@ -194,12 +194,9 @@ export async function runRequestsCommand (command: OperatorCommand, args: string
   const base = p.flags.get('--url') ?? env.GATEWAY_URL ?? DEFAULT_URL
   const json = p.bools.has('--json')
   try {
-    let parsedBase: URL
-    try { parsedBase = new URL(base) } catch { throw new UsageError('--url / GATEWAY_URL is not a URL') }
-    const problem = gatewayUrlProblem(parsedBase)
-    if (problem !== undefined) throw new UsageError(`--url / GATEWAY_URL: ${problem}`)
-    const token = env.GATEWAY_TOKEN
-    if (token === undefined || token === '') throw new UsageError('GATEWAY_TOKEN is not set: the token is read from the environment only (arguments show in `ps`)')
+    const problem = targetProblem(base, env.GATEWAY_TOKEN)
+    if (problem !== undefined) throw new UsageError(problem)
+    const token = env.GATEWAY_TOKEN!
 
     if (command === 'requests') {
       only(p, ['--state', '--limit', '--cursor'], 0)

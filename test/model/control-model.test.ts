@@ -22,10 +22,10 @@ const STATS = ['1', 'answers'].includes(process.env.MODEL_STATS ?? '') || proces
 if (PG === undefined) console.warn('SKIP the model on PostgreSQL with two replicas: TEST_POSTGRES_URL is not set')
 
 const LEDGERS = [
-  { name: 'one replica on SQLite', runs: Number(process.env.MODEL_RUNS ?? 20), postgres: false, protocol: 'v0.3' as const },
-  { name: 'two replicas on PostgreSQL', runs: Number(process.env.MODEL_RUNS_PG ?? process.env.MODEL_RUNS ?? 15), postgres: true, protocol: 'v0.3' as const },
+  { name: 'one replica on SQLite', runs: Number(process.env.MODEL_RUNS ?? 12), postgres: false, protocol: 'v0.3' as const },
+  { name: 'two replicas on PostgreSQL', runs: Number(process.env.MODEL_RUNS_PG ?? process.env.MODEL_RUNS ?? 12), postgres: true, protocol: 'v0.3' as const },
   // the same rules over the A2A v1.0 wire (docs/design.md#protocol-versions): SendMessage, CancelTask, A2A-Version on every call
-  { name: 'one replica on SQLite, an A2A v1.0 remote', runs: Number(process.env.MODEL_RUNS_V1 ?? process.env.MODEL_RUNS ?? 8), postgres: false, protocol: 'v1.0' as const }
+  { name: 'one replica on SQLite, an A2A v1.0 remote', runs: Number(process.env.MODEL_RUNS_V1 ?? process.env.MODEL_RUNS ?? 6), postgres: false, protocol: 'v1.0' as const }
 ]
 const MAX_COMMANDS = Number(process.env.MODEL_MAX_COMMANDS ?? 60)
 
