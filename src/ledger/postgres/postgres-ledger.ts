@@ -142,6 +142,11 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
    */
   async function serialised (ticket: CampaignTicket, fence: boolean, write: (c: pg.PoolClient) => Promise<boolean>, again = true): Promise<InsertResult> {
     const c = await pool.connect()
+    // the pool takes its idle listener off a client it hands out: a session that dies between two
+    // of this transaction's statements would otherwise be an unhandled 'error', a crash. The next
+    // statement fails instead, and the failure below says what happens
+    const onError = (err: Error & { code?: string }): void => { opts.logger?.warn({ code: err.code }, 'ledger connection lost inside the insert\'s transaction') }
+    c.on('error', onError)
     // until COMMIT is sent nothing can have been written: a dead connection may be tried once more
     let committing = false
     let failure: unknown
@@ -168,6 +173,9 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
       failure = err
       await c.query('ROLLBACK').catch(() => undefined)
     } finally {
+      // a broken client is destroyed with its listener on (it may still report its end); a
+      // healthy one goes back to the pool, which listens to it again
+      if (failure === undefined) c.off('error', onError)
       c.release(failure !== undefined)
     }
     // the unique index on pending records refused a second one: the campaign is busy
