@@ -60,7 +60,8 @@ export function pgClusterUnavailable (): string | undefined {
   return undefined
 }
 
-async function freePort (): Promise<number> {
+/** a port nothing listens on now, on 127.0.0.1 (the cluster's, and the test's own redis-server) */
+export async function freePort (): Promise<number> {
   const srv = createServer()
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))
   const port = (srv.address() as { port: number }).port

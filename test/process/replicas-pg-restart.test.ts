@@ -20,7 +20,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -29,7 +28,7 @@ import { sha256Hex } from '../../src/caller-tokens.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { listenUrlOf, startCrashChild, startGatewayChild, waitFor, type GatewayChild } from '../helpers/child.js'
 import { call, type JsonResponse } from '../helpers/http.js'
-import { pgClusterUnavailable, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js'
+import { freePort, pgClusterUnavailable, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js'
 import { freshSchema } from '../helpers/postgres.js'
 
 const NO_CLUSTER = pgClusterUnavailable()
@@ -124,14 +123,6 @@ async function startPair (o: PairOptions = {}): Promise<Pair> {
     get: async (url, path) => await call(`${url}${path}`, { token }),
     sent: (id) => sim.rpcCalls().filter((c) => c.id === id).length
   }
-}
-
-async function freePort (): Promise<number> {
-  const srv = createServer()
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))
-  const port = (srv.address() as { port: number }).port
-  await new Promise<void>((resolve) => srv.close(() => resolve()))
-  return port
 }
 
 /** a redis-server of this file's own (never the machine's: other tests use it), in the foreground */
