@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-export const BUILD = join(ROOT, 'node_modules', '.cache', 'oo-gw-bench')
+/** BENCH_BUILD_DIR: another place for it (two checkouts sharing one node_modules, measured side by side); packages must resolve from there */
+export const BUILD = process.env.BENCH_BUILD_DIR ?? join(ROOT, 'node_modules', '.cache', 'oo-gw-bench')
 let built = false
 
 /** compiles src, routes, schemas and bench once per run */

@@ -22,6 +22,17 @@ import { deployedNodeFlags, gatewayEnv, header } from './compare.js'
 const N = Number(process.env.BENCH_IR_N ?? 2000)
 const WARM = Number(process.env.BENCH_IR_WARM ?? 8000)
 const COMPILER = /compiler::|Compiler::|CodeGenerator|OptimizedCompilationJob/
+/**
+ * V8's garbage collector, reported apart too: one mark-compact is ~150 k instructions per read over
+ * a 1,000-read window, and whether one lands in the window depends on what the process allocated
+ * before it (and, under valgrind, on how long the window takes): the allocation per read, which
+ * is what decides how often it runs, is measured by the comparison's GC columns (compare.ts)
+ */
+const GC = /Heap::|heap::|MarkCompact|Marking|Sweeper|Scaveng|Evacuat|BodyDescriptorBase::Iterate|IterateObjectCache|GCTracer|ConcurrentMarking|MemoryAllocator|RememberedSet|SlotSet/
+/** BENCH_IR_ONLY=gateway (a row's name starts with it): that row alone, for a quick comparison of two versions */
+const ONLY = process.env.BENCH_IR_ONLY
+/** BENCH_IR_KEEP=<dir>: callgrind's dumps are kept there, for callgrind_annotate */
+const KEEP = process.env.BENCH_IR_KEEP
 
 function valgrindAvailable (): boolean {
   try { execFileSync('valgrind', ['--version'], { stdio: 'ignore' }); return true } catch { return false }
@@ -42,9 +53,10 @@ async function drive (url: string, token: string, n: number, first: number): Pro
 }
 
 /** total instructions and the optimizing compiler's part, from callgrind's dumps */
-function count (files: string[]): { all: number; compiler: number } {
+function count (files: string[]): { all: number; compiler: number; gc: number } {
   let all = 0
   let compiler = 0
+  let gc = 0
   for (const f of files) {
     if (statSync(f).size === 0) continue
     const ann = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', f], { maxBuffer: 1 << 28 }).toString()
@@ -52,12 +64,15 @@ function count (files: string[]): { all: number; compiler: number } {
     if (total === null) continue
     all += Number(total[1]!.replaceAll(',', ''))
     for (const line of ann.split('\n')) {
-      if (!COMPILER.test(line)) continue
+      const isCompiler = COMPILER.test(line)
+      if (!isCompiler && !GC.test(line)) continue
       const m = /^\s*([\d,]+)/.exec(line)
-      if (m !== null) compiler += Number(m[1]!.replaceAll(',', ''))
+      if (m === null) continue
+      if (isCompiler) compiler += Number(m[1]!.replaceAll(',', ''))
+      else gc += Number(m[1]!.replaceAll(',', ''))
     }
   }
-  return { all, compiler }
+  return { all, compiler, gc }
 }
 
 export async function instructions (): Promise<void> {
@@ -78,12 +93,13 @@ export async function instructions (): Promise<void> {
   let first = 0
   try {
     for (const [name, script] of rows) {
-      const out = join(dir, `cg-${script}`)
+      if (ONLY !== undefined && !name.startsWith(ONLY)) continue
+      const out = join(KEEP ?? dir, `cg-${script}`)
       const log = openSync(join(dir, `${script}.log`), 'a')
       const proc = fork(join(BUILD, 'bench', script), [], {
         execPath: 'valgrind',
         // V8's JIT writes code into memory it then runs: callgrind must look for that
-        execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`, process.execPath, '--single-threaded', ...(script === 'gateway-child.js' ? deployedNodeFlags() : [])],
+        execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`, process.execPath, '--single-threaded', ...(process.env.BENCH_IR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''), ...(script === 'gateway-child.js' ? deployedNodeFlags() : [])],
         env: { ...process.env, BENCH_GATEWAY_ENV: JSON.stringify(gw), BENCH_UPSTREAM: upstream.url },
         stdio: ['ignore', log, 'ignore', 'ipc']
       })
@@ -102,8 +118,9 @@ export async function instructions (): Promise<void> {
       } finally {
         proc.kill('SIGKILL')
       }
-      const c = count(readdirSync(dir).filter((f) => f.startsWith(`cg-${script}.${String(proc.pid)}`)).map((f) => join(dir, f)))
-      console.log(`  ${name.padEnd(20)} ${((c.all - c.compiler) / N / 1000).toFixed(1).padStart(7)} k instructions/read  (+ ${(c.compiler / N / 1000).toFixed(1)} k in the optimizing compiler)`)
+      const c = count(readdirSync(KEEP ?? dir).filter((f) => f.startsWith(`cg-${script}.${String(proc.pid)}`)).map((f) => join(KEEP ?? dir, f)))
+      const k = (n: number): string => (n / N / 1000).toFixed(1)
+      console.log(`  ${name.padEnd(20)} ${k(c.all - c.compiler - c.gc).padStart(7)} k instructions/read  (+ ${k(c.gc)} k in the garbage collector, + ${k(c.compiler)} k in the optimizing compiler)`)
     }
   } finally {
     await upstream.close()
