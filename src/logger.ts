@@ -60,6 +60,9 @@ interface LoggedRequest {
   socket?: { remoteAddress?: string; remotePort?: number }
 }
 
+/** the access line's request, as `req` is written */
+export interface AccessRequest { method: string | undefined; url: string; route: string | undefined; remoteAddress: string | undefined; remotePort: number | undefined }
+
 /**
  * The access line's request (docs/design.md#logging): method, route template, the path with a
  * redacted query, the peer. Never headers: Authorization and X-API-KEY stay out at the source.
@@ -67,6 +70,11 @@ interface LoggedRequest {
 function requestSerializer (req: LoggedRequest): unknown {
   // something else logged under `req` is left to the redaction paths
   if (req === null || typeof req !== 'object' || typeof req.url !== 'string') return req
+  return accessRequest(req as LoggedRequest & { url: string })
+}
+
+/** the fields of `req` in an access line (src/access-log.ts writes them without pino's serializer) */
+export function accessRequest (req: LoggedRequest & { url: string }): AccessRequest {
   let route: string | undefined
   try {
     route = req.routeOptions?.url
@@ -93,6 +101,16 @@ function errorSerializer (err: Error): Record<string, unknown> {
   }
   if (out !== null && typeof out === 'object') clean(out, 0)
   return out
+}
+
+const SCRUB = Symbol('oogw.scrub')
+
+/**
+ * The scrub of a logger made by createLogger, which every line it writes goes through; its child
+ * loggers share it. Undefined for any other logger (src/access-log.ts then lets pino write).
+ */
+export function scrubberOf (log: object): ((line: string) => string) | undefined {
+  return (log as { [SCRUB]?: (line: string) => string })[SCRUB]
 }
 
 export function createLogger (o: LoggerOptions): Logger {
@@ -126,7 +144,11 @@ export function createLogger (o: LoggerOptions): Logger {
       }
     }
   }
-  if (o.destination !== undefined) return pino(options, o.destination)
-  if (o.pretty === true) return pino({ ...options, transport: { target: 'pino-pretty', options: { destination: 1 } } })
-  return pino(options, pino.destination(1))
+  const logger = o.destination !== undefined
+    ? pino(options, o.destination)
+    : o.pretty === true
+      ? pino({ ...options, transport: { target: 'pino-pretty', options: { destination: 1 } } })
+      : pino(options, pino.destination(1))
+  Object.defineProperty(logger, SCRUB, { value: scrub })
+  return logger
 }
