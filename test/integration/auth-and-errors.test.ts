@@ -42,10 +42,20 @@ describe('rate limiting', () => {
   it('429 rate_limited with Retry-After per caller, after authentication; a 401 never counts', async ({ startPair }) => {
     const { gw: g } = await startPair({ env: { GATEWAY_RATE_LIMIT_READ: '3' } })
     for (let i = 0; i < 5; i++) expect((await call(`${g.url}/v1/upstream`, { token: 'wrong-token' })).status).toBe(401)
-    for (let i = 0; i < 3; i++) expect((await call(`${g.url}/v1/upstream`, { token: g.tokens.reader })).status).toBe(200)
+    for (let i = 0; i < 3; i++) {
+      const ok = await call(`${g.url}/v1/upstream`, { token: g.tokens.reader })
+      expect(ok.status).toBe(200)
+      // the budget as docs/api.md describes it: the limit, what is left, seconds to the reset
+      expect(ok.headers).toMatchObject({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': String(2 - i) })
+      expect(Number(ok.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(1)
+      expect(Number(ok.headers['x-ratelimit-reset'])).toBeLessThanOrEqual(60)
+    }
     const limited = await call(`${g.url}/v1/upstream`, { token: g.tokens.reader })
     expect(limited.status).toBe(429)
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
+    expect(limited.headers).toMatchObject({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '0' })
+    // health and docs carry no caller and no budget
+    expect((await call(`${g.url}/healthz`)).headers['x-ratelimit-limit']).toBeUndefined()
     expect(limited.body.error).toMatchObject({ code: 'rate_limited', retryable: true })
     // another caller has a budget of its own
     expect((await call(`${g.url}/v1/upstream`, { token: g.tokens.admin })).status).toBe(200)
