@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { GatewayError } from '../src/errors.js'
-import { projectTask } from '../src/tasks/projection.js'
+import { projectTaskJson } from '../src/tasks/projection.js'
 import { trustedSerializer } from '../src/trusted-serializer.js'
 import { TaskIdSchema, TaskProjectionSchema } from '../schemas/task.js'
 import { AUTHENTICATED, UPSTREAM_READ, WITH_PATH_PARAMS, answers } from '../schemas/responses.js'
@@ -11,7 +11,7 @@ import { AUTHENTICATED, UPSTREAM_READ, WITH_PATH_PARAMS, answers } from '../sche
 const tasks: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/tasks/:taskId', {
     config: { scope: 'read' },
-    // built field by field by projectTask: JSON.stringify, not the zod serializer (docs/design.md#hot-path)
+    // written as JSON by projectTaskJson; errors by JSON.stringify, not the zod serializer (docs/design.md#hot-path)
     serializerCompiler: trustedSerializer,
     schema: {
       operationId: 'getTask',
@@ -23,13 +23,16 @@ const tasks: FastifyPluginAsyncZod = async (app) => {
         200: { schema: TaskProjectionSchema, description: 'The task as the remote reports it now (tasks/get, historyLength 0), projected: history, metrics and stdout dropped, artifacts bounded. A completed state is an attempt outcome, never proof the mission was accepted.' }
       }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...UPSTREAM_READ, 'not_found'])
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const cap = app.discovery.capability('a2a.tasks.get')
     if (cap.state === 'unavailable') throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
     // getTask already answers in contract errors (readFailure inside the reader)
     const task = await app.argus.getTask(request.params.taskId, Date.now() + app.gatewayConfig.upstream.readTimeoutMs)
     if ((task.artifacts ?? []).length > 0) app.discovery.confirm('a2a.artifacts')
-    return projectTask(task)
+    // the JSON written as the projection is built; only the remote's values, searched for the
+    // secret as they came in, and fixed text (docs/design.md#hot-path)
+    reply.fromScannedRemote = true
+    return reply.type('application/json; charset=utf-8').send(projectTaskJson(task))
   })
 }
 

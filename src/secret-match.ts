@@ -230,6 +230,31 @@ export function answerCarriesSecret (matcher: SecretMatcher, text: string | Buff
   return matcher.test(JSON.stringify(json))
 }
 
+/** what a JSON number can print (JSON.stringify writes `1e+21`, `-0.5`) */
+const NUMBER_TEXT = /^[0-9.e+-]+$/i
+/** the characters of JSON's own structure, which an answer holds between the values it carries */
+const JSON_STRUCTURE = /["\\{}[\],:]/
+
+/**
+ * Whether an answer made only of values from a remote answer that passed answerCarriesSecret, put
+ * together by JSON.stringify, and of the gateway's fixed text, can be sent without the guard's
+ * search again (docs/design.md#hot-path). Each string value comes out exactly as JSON.stringify
+ * wrote it in that search, or as the remote's own text held it; a number may come out written
+ * differently (`1.5e3` → `1500`), and the fixed text and the structure are new. So: no form of the
+ * secret (raw, hex, base32, base64) may be written with a number's characters alone, and the
+ * secret holds no character of JSON's structure. False sends every such answer through the guard.
+ */
+export function entryScanSuffices (secret: string): boolean {
+  if (JSON_STRUCTURE.test(secret)) return false
+  const bytes = Buffer.from(secret, 'utf8')
+  const b32 = aligned(bytes, 5, base32)
+  const forms = [
+    secret, bytes.toString('hex'), ...b32,
+    ...aligned(bytes, 3, (b) => b.toString('base64')), ...aligned(bytes, 3, (b) => b.toString('base64url'))
+  ].filter((f) => f !== '')
+  return !forms.some((f) => NUMBER_TEXT.test(f))
+}
+
 /**
  * Whether the secret occurs in what the gateway answers by itself, whatever the remote does —
  * every error body, the probes' answers: the guard would turn such an answer into a 502 for

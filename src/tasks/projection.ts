@@ -38,8 +38,10 @@ function projectPart (raw: unknown): ProjectedPart | undefined {
   return undefined
 }
 
-export function projectTask (task: A2aTask): TaskProjection {
+/** the projection and its JSON, written once: each artifact's parts are stringified for the byte budget anyway */
+function project (task: A2aTask): { projection: TaskProjection; json: string } {
   const artifacts: TaskProjection['artifacts'] = []
+  let artifactsJson = ''
   const all = task.artifacts ?? []
   let truncated = all.length > MAX_ARTIFACTS
   let budget = MAX_ARTIFACT_BYTES
@@ -47,15 +49,18 @@ export function projectTask (task: A2aTask): TaskProjection {
     if (!isArtifact(raw)) continue
     const a = raw
     const parts = a.parts.map(projectPart).filter((p): p is ProjectedPart => p !== undefined)
-    const bytes = Buffer.byteLength(JSON.stringify(parts), 'utf8')
+    const partsJson = JSON.stringify(parts)
+    const bytes = Buffer.byteLength(partsJson, 'utf8')
     if (bytes > budget) {
       truncated = true
       break
     }
     budget -= bytes
-    artifacts.push({ artifactId: a.artifactId ?? null, name: a.name ?? null, parts })
+    const artifact = { artifactId: a.artifactId ?? null, name: a.name ?? null, parts }
+    artifacts.push(artifact)
+    artifactsJson += (artifactsJson === '' ? '' : ',') + '{"artifactId":' + JSON.stringify(artifact.artifactId) + ',"name":' + JSON.stringify(artifact.name) + ',"parts":' + partsJson + '}'
   }
-  return {
+  const projection: TaskProjection = {
     taskId: task.id,
     contextId: task.contextId ?? null,
     state: task.status.state,
@@ -64,4 +69,21 @@ export function projectTask (task: A2aTask): TaskProjection {
     artifacts,
     artifactsTruncated: truncated
   }
+  const json = '{"taskId":' + JSON.stringify(projection.taskId) + ',"contextId":' + JSON.stringify(projection.contextId) +
+    ',"state":' + JSON.stringify(projection.state) + ',"outcomeScope":"attempt","supervisor":' + JSON.stringify(projection.supervisor) +
+    ',"artifacts":[' + artifactsJson + '],"artifactsTruncated":' + String(truncated) + '}'
+  return { projection, json }
+}
+
+export function projectTask (task: A2aTask): TaskProjection {
+  return project(task).projection
+}
+
+/**
+ * The projection as the JSON the route answers, written as the byte budget is counted
+ * (docs/design.md#hot-path): the same text as `JSON.stringify(projectTask(task))`, without
+ * stringifying the parts twice (test/unit/projection.property.test.ts holds the two equal).
+ */
+export function projectTaskJson (task: A2aTask): string {
+  return project(task).json
 }

@@ -5,7 +5,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { TaskSchema } from '../../schemas/a2a.js'
 import { TaskProjectionSchema } from '../../schemas/task.js'
-import { MAX_ARTIFACT_BYTES, MAX_ARTIFACTS, projectTask } from '../../src/tasks/projection.js'
+import { MAX_ARTIFACT_BYTES, MAX_ARTIFACTS, projectTask, projectTaskJson } from '../../src/tasks/projection.js'
 
 const part = fc.oneof(
   fc.record({ kind: fc.constant('text'), text: fc.string({ maxLength: 6000 }), metadata: fc.option(fc.dictionary(fc.string(), fc.string())) }),
@@ -51,6 +51,8 @@ describe('task projection properties', () => {
         }
       }
       const text = JSON.stringify(p)
+      // the route's text, written directly, is exactly this
+      expect(projectTaskJson(parsed)).toBe(text)
       expect(text).not.toContain('"history"')
       expect(text).not.toContain('"stdout"')
       expect(text).not.toContain('"metrics"')
