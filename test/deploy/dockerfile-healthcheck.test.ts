@@ -68,8 +68,6 @@ describe('docker/Dockerfile HEALTHCHECK', () => {
     const port = portOf(gw.url)
     for (const host of ['0.0.0.0', '::', '[::]']) expect(await probe({ HOST: host, PORT: port }), host).toBe(0)
     expect(await probe({ PORT: port })).toBe(0)
-    // PORT unset: 8080, the image's default, where this gateway is not
-    if (port !== '8080') expect(await probe({ HOST: '127.0.0.1' })).toBe(1)
   })
 
   it('HOST naming an IPv6 address: probed there, in brackets', async (ctx) => {
