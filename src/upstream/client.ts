@@ -117,6 +117,16 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     else authHeaders['x-api-key'] = o.secret
   }
 
+  /** a JSON-RPC call's headers without extra ones, built once (docs/design.md#hot-path): no object spread per call */
+  const rpcHeaders: Record<string, string> = Object.freeze({ 'content-type': 'application/json', accept: 'application/json', ...authHeaders })
+  /** the credential last, over any header of the same name a caller gave */
+  const withAuth = (base: Record<string, string>, extra: Record<string, string> | undefined): Record<string, string> => {
+    if (extra === undefined) return base
+    for (const _ in extra) return { ...base, ...extra, ...authHeaders }
+    return base
+  }
+
+  /** `headers` complete, the credential included (rpcHeaders, withAuth) */
   type ExchangeRequest = { method: 'GET' | 'POST'; path: string; body?: string; headers: Record<string, string>; maxBytes: number; deadline: number; reset?: boolean; hold?: Hold }
 
   /** an exchange on the read Pool, through the gate: discovery waits first, JSON-RPC reads feed the estimate */
@@ -141,7 +151,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
         method: req.method,
         path: req.path,
         body: req.body,
-        headers: { ...req.headers, ...authHeaders },
+        headers: req.headers,
         reset: req.reset ?? false,
         headersTimeout: remaining,
         bodyTimeout: remaining
@@ -280,7 +290,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   async function rpc (call: RpcCall): Promise<RpcResult> {
     const id = call.id ?? randomUUID()
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params })
-    const headers = { 'content-type': 'application/json', accept: 'application/json', ...call.headers }
+    const headers = withAuth(rpcHeaders, call.headers)
     const maxBytes = call.maxBytes ?? o.maxResponseBytes
     const path = `${o.basePath}/`
     if (call.kind === 'mutation') {
@@ -313,7 +323,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     if (!suffix.startsWith('/') || suffix.includes('//') || suffix.includes('..')) throw new Error('discovery paths are fixed suffixes of the A2A base')
     const deadline = Math.min(opts.deadline ?? Infinity, Date.now() + o.readTimeoutMs)
     return await timed(opts.op, () => withReadRetry(deadline, async () => {
-      return await readExchange({ method: 'GET', path: `${o.basePath}${suffix}`, headers: { ...opts.headers, accept: 'application/json' }, maxBytes: opts.maxBytes, deadline }, true)
+      return await readExchange({ method: 'GET', path: `${o.basePath}${suffix}`, headers: { ...opts.headers, accept: 'application/json', ...authHeaders }, maxBytes: opts.maxBytes, deadline }, true)
     }))
   }
 
