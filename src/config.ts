@@ -15,6 +15,7 @@ import type { JSONWebKeySet } from 'jose'
 import { JwtClaimsSchema, type JwtConfig } from './jwt-callers.js'
 import { ASYMMETRIC_ALGORITHMS, parseJwks } from './discovery/trusted-keys.js'
 import { parseCallers } from './static-callers.js'
+import { simulatorEnvOptions, type SimulatorEnvOptions } from './simulator/env-options.js'
 
 export type Env = Record<string, string | undefined>
 
@@ -92,7 +93,10 @@ const EnvSchema = z.object({
   GATEWAY_ACCESS_LOG: bool.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SIMULATOR_PROFILE: z.enum(SIMULATOR_PROFILES).default('openoperator'),
-  SIMULATOR_PROTOCOL: z.enum(EMBEDDED_SIMULATOR_PROTOCOLS).default('v0.3')
+  SIMULATOR_PROTOCOL: z.enum(EMBEDDED_SIMULATOR_PROTOCOLS).default('v0.3'),
+  // the embedded simulator's faults and task timing (docs/design.md#simulator-faults), checked below
+  SIMULATOR_FAULTS: z.string().optional(),
+  SIMULATOR_TASK_SECONDS: z.string().optional()
 })
 
 export interface UpstreamConfig {
@@ -162,6 +166,8 @@ export interface Config {
   /** the embedded simulator's profile (development only) */
   simulatorProfile: typeof SIMULATOR_PROFILES[number]
   simulatorProtocol: typeof EMBEDDED_SIMULATOR_PROTOCOLS[number]
+  /** the embedded simulator's faults from the start and a submission's time to `completed` */
+  simulatorOptions: SimulatorEnvOptions
   upstream: UpstreamConfig
   /** undefined outside production when no callers are configured: a dev token is generated */
   callers: Caller[] | undefined
@@ -378,6 +384,19 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
   const host = e.HOST ?? (production ? '0.0.0.0' : '127.0.0.1')
   if (e.HOST === undefined && !production) warnings.push('HOST is unset: both listeners bind 127.0.0.1, reachable from this machine only (the development default); set HOST=0.0.0.0 to listen on every interface')
 
+  // read only where the embedded simulator runs; elsewhere a leftover value is said, not refused
+  let simulatorOptions: SimulatorEnvOptions = { faults: [], completeAfterMs: undefined }
+  const simulatorEnv = { SIMULATOR_FAULTS: e.SIMULATOR_FAULTS, SIMULATOR_TASK_SECONDS: e.SIMULATOR_TASK_SECONDS }
+  if (e.OPENOPERATOR_URL === undefined && !production) {
+    const sim = simulatorEnvOptions(simulatorEnv, e.SIMULATOR_PROFILE === 'campaign-control')
+    if (sim.ok) simulatorOptions = sim.options
+    else problems.push(...sim.problems)
+  } else {
+    for (const name of Object.keys(simulatorEnv) as Array<keyof typeof simulatorEnv>) {
+      if (simulatorEnv[name] !== undefined) warnings.push(`${name} is set but ignored: it is for the embedded simulator, which runs only when OPENOPERATOR_URL is unset outside production`)
+    }
+  }
+
   if (problems.length > 0) throw new ConfigError(problems)
 
   return {
@@ -385,6 +404,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     embeddedSimulator: e.OPENOPERATOR_URL === undefined,
     simulatorProfile: e.SIMULATOR_PROFILE,
     simulatorProtocol: e.SIMULATOR_PROTOCOL,
+    simulatorOptions,
     upstream: {
       origin,
       basePath,

@@ -103,9 +103,11 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   let simulator: Simulator | undefined
   if (config.embeddedSimulator) {
     const secret = randomBytes(24).toString('base64url')
-    simulator = await startSimulator({ secret, host: '127.0.0.1', port: 0, profile: config.simulatorProfile, protocol: config.simulatorProtocol })
+    const { faults, completeAfterMs } = config.simulatorOptions
+    const campaignControl = config.simulatorProfile === 'campaign-control' ? { completeAfterMs } : undefined
+    simulator = await startSimulator({ secret, host: '127.0.0.1', port: 0, profile: config.simulatorProfile, protocol: config.simulatorProtocol, faults, campaignControl })
     config = { ...config, upstream: { ...config.upstream, origin: simulator.url, basePath: '/a2a', secret, plainHttp: true } }
-    logger.warn({ upstream: simulator.url, profile: config.simulatorProfile, protocol: config.simulatorProtocol }, 'OPENOPERATOR_URL is unset: using the embedded simulator (development only)')
+    logger.warn({ upstream: simulator.url, profile: config.simulatorProfile, protocol: config.simulatorProtocol, faults: faults.map((f) => f.text) }, 'OPENOPERATOR_URL is unset: using the embedded simulator (development only)')
   }
   if (config.upstream.secret !== undefined) secrets.add(config.upstream.secret)
 
@@ -163,12 +165,16 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   const url = listenUrl(app)
   const metricsUrl = listenUrl(metricsServer)
   logger.info({ url, metricsUrl, ledger: redactUrl(config.ledgerUrl), upstream: config.upstream.origin }, 'gateway listening')
+  const print = opts.print ?? ((line: string) => { process.stdout.write(`${line}\n`) })
   if (devToken !== undefined) {
     // printed once, on stdout, never logged: the scrubber also keeps it out of the log
-    const print = opts.print ?? ((line: string) => { process.stdout.write(`${line}\n`) })
     print(`dev token (all scopes, this run only): ${devToken}`)
     print(`try: curl -H "Authorization: Bearer ${devToken}" ${url}/v1/supervisor/health`)
     secrets.add(devToken)
+  }
+  if (simulator !== undefined) {
+    // where a person sets faults at run time (docs/operating.md#simulator-faults); its port is random
+    print(`embedded simulator: ${simulator.url} (faults, from this machine only: curl ${simulator.url}/_sim/faults)`)
   }
 
   return { app, metricsServer, simulator, url, metricsUrl, devToken, logger, reloadCallers: staticCallers.reload, close }

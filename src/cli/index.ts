@@ -75,7 +75,7 @@ async function start (args: string[]): Promise<void> {
 async function simulator (args: string[]): Promise<void> {
   await noArguments('simulator', args)
   const { SIMULATOR_PROFILES } = await import('../config.js')
-  const { SIMULATOR_PROTOCOLS, startSimulator } = await import('../simulator/index.js')
+  const { SIMULATOR_PROTOCOLS, simulatorEnvOptions, startSimulator } = await import('../simulator/index.js')
   const port = Number(process.env.SIMULATOR_PORT ?? process.env.PORT ?? 8090)
   const secret = process.env.SIMULATOR_SECRET ?? process.env.SPYNEL_AGENT_ZERO_API_KEY
   const profile = process.env.SIMULATOR_PROFILE ?? 'openoperator'
@@ -88,8 +88,17 @@ async function simulator (args: string[]): Promise<void> {
     console.error(`SIMULATOR_PROTOCOL must be one of ${SIMULATOR_PROTOCOLS.join(', ')}`)
     process.exit(1)
   }
-  const sim = await startSimulator({ host: process.env.HOST ?? '127.0.0.1', port, secret, profile: profile as typeof SIMULATOR_PROFILES[number], protocol: protocol as typeof SIMULATOR_PROTOCOLS[number] })
+  // the same reading as the embedded default's (src/config.ts), so a bad value reads the same
+  const env = simulatorEnvOptions(process.env, profile === 'campaign-control')
+  if (!env.ok) {
+    console.error(`invalid configuration:\n${env.problems.map((p) => `  - ${p}`).join('\n')}`)
+    process.exit(1)
+  }
+  const { faults, completeAfterMs } = env.options
+  const campaignControl = profile === 'campaign-control' ? { completeAfterMs } : undefined
+  const sim = await startSimulator({ host: process.env.HOST ?? '127.0.0.1', port, secret, profile: profile as typeof SIMULATOR_PROFILES[number], protocol: protocol as typeof SIMULATOR_PROTOCOLS[number], faults, campaignControl })
   console.log(`simulator (${profile}) listening on ${sim.url}; JSON-RPC at ${sim.url}/a2a/${secret === undefined ? ' (no auth)' : ''}`)
+  console.log(`faults in force: ${faults.length === 0 ? 'none' : faults.map((f) => f.text).join(',')}; set, list or clear them from this machine: ${sim.url}/_sim/faults`)
   closeWithGrace({ delay: 5_000 }, async () => { await sim.close() })
 }
 
@@ -127,14 +136,19 @@ const COMMANDS: Record<string, Command> = {
     summary: 'run the OpenOperator simulator alone',
     usage: async () => {
       const { SIMULATOR_PROFILES } = await import('../config.js')
-      const { SIMULATOR_PROTOCOLS } = await import('../simulator/index.js')
+      const { DEFAULT_TASK_SECONDS, SIMULATOR_PROTOCOLS } = await import('../simulator/index.js')
       return `usage: ${BIN} simulator
   Runs the OpenOperator A2A simulator alone (docs/operating.md#simulator).
   SIMULATOR_PORT     listen port (default PORT, else 8090)
   HOST               listen address (default 127.0.0.1)
   SIMULATOR_SECRET   the credential POST /a2a/ requires (default SPYNEL_AGENT_ZERO_API_KEY; unset: none)
   SIMULATOR_PROFILE  ${SIMULATOR_PROFILES.join(', ')} (default openoperator)
-  SIMULATOR_PROTOCOL ${SIMULATOR_PROTOCOLS.join(', ')} (default v0.3)`
+  SIMULATOR_PROTOCOL ${SIMULATOR_PROTOCOLS.join(', ')} (default v0.3)
+  SIMULATOR_FAULTS   faults from the start: <kind>[=<value>]@<target>[:<times>], comma separated,
+                     e.g. drop-after-apply@submit:1 (docs/operating.md#simulator-faults)
+  SIMULATOR_TASK_SECONDS  campaign-control: seconds until a submitted task is completed
+                     (default ${DEFAULT_TASK_SECONDS}; 0 or off: it stays working)
+  At run time, from this machine only: GET, POST, DELETE /_sim/faults on the simulator's port.`
     },
     run: simulator
   },

@@ -1,11 +1,13 @@
-// The simulator's own small Fastify app: records every request before anything else looks
-// at it, keeps every body as raw text (the routes decide what bad JSON means), and answers
-// unknown paths with a plain 404 as Starlette does.
+// The simulator's own small Fastify app: records every request to the remote before anything
+// else looks at it (the admin routes under /_sim/ are not the remote's, and are not recorded),
+// keeps every body as raw text (the routes decide what bad JSON means), and answers unknown
+// paths with a plain 404 as Starlette does.
 import http from 'node:http'
 import type { IncomingMessage } from 'node:http'
 import https from 'node:https'
 import Fastify from 'fastify'
 import type { FastifyInstance } from 'fastify'
+import { ADMIN_PREFIX, adminRoutes } from './admin-routes.js'
 import { discoveryRoutes } from './discovery-routes.js'
 import { parseBody } from './rpc-dispatch.js'
 import { rpcRoutes } from './rpc-routes.js'
@@ -26,6 +28,7 @@ export function buildSimulatorApp (state: SimulatorState, tls: SimulatorOptions[
 
   const records = new WeakMap<IncomingMessage, ReceivedRequest>()
   app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith(`${ADMIN_PREFIX}/`)) return
     const record: ReceivedRequest = { method: request.method, path: request.url, headers: flatten(request.headers), rawBody: '', at: Date.now() }
     state.received.push(record)
     records.set(request.raw, record)
@@ -45,6 +48,7 @@ export function buildSimulatorApp (state: SimulatorState, tls: SimulatorOptions[
 
   app.register(discoveryRoutes(state))
   app.register(rpcRoutes(state))
+  app.register(adminRoutes(state), { prefix: ADMIN_PREFIX })
   app.setNotFoundHandler(async (_request, reply) => reply.code(404).type('text/plain; charset=utf-8').send('Not Found'))
   return app
 }

@@ -21,6 +21,7 @@ import { rpcResult } from './rpc-outcome.js'
 import type { MessageSendParams } from './rpc-schemas.js'
 import { describeIssue } from './rpc-schemas.js'
 import type { TaskStore } from './task-store.js'
+import type { Timers } from './timers.js'
 import { TERMINAL_STATES, stateOf } from './task-store.js'
 import type { ControlOperation } from './types.js'
 
@@ -98,14 +99,18 @@ export interface ControlDeps {
   control: ResolvedControl
   book: ControlBook
   tasks: TaskStore
+  timers: Timers
 }
+
+/** What a submitted task's artifact holds once it completes on time. */
+const SUBMISSION_RESULT = { status: 'ok' }
 
 export function isSubmission (params: MessageSendParams): boolean {
   return params.message.metadata?.argus_supervisor !== undefined
 }
 
 export function handleSubmission (deps: ControlDeps, rpcId: unknown, params: MessageSendParams, mode: SendMode): RpcOutcome {
-  const { control, book, tasks } = deps
+  const { control, book, tasks, timers } = deps
   const raw = params.message.metadata?.argus_supervisor
   const requestId = requestIdOf(raw)
   if (requestId !== undefined) book.countReceipt(requestId, 'submit', campaignIdOf(raw))
@@ -129,7 +134,10 @@ export function handleSubmission (deps: ControlDeps, rpcId: unknown, params: Mes
     }
     if (meta.project !== undefined) supervisor.project = meta.project
     const task = tasks.create({ message: params.message, plan: { states: control.submissionStates }, metadata: { argus_supervisor: supervisor } })
-    return { applied: task, taskId: task.id as string }
+    const taskId = task.id as string
+    // the remote's worker finishing on its own, so a caller's poll loop ends (a cancel first wins)
+    if (control.completeAfterMs !== undefined) timers.after(control.completeAfterMs, () => { tasks.complete(taskId, SUBMISSION_RESULT) })
+    return { applied: task, taskId }
   })
 }
 

@@ -29,6 +29,8 @@ export interface ResolvedControl {
   advertise: boolean
   submissionStates: string[]
   clock: () => number
+  /** ms from a submission to `completed`; undefined: never */
+  completeAfterMs: number | undefined
 }
 
 // The standard methods an operation must not take over, whichever wire carries them.
@@ -46,6 +48,8 @@ export function resolveControl (opts: CampaignControlOptions, protocol: Simulato
   if (served.some((m) => STANDARD_METHODS.has(m))) throw new TypeError('campaignControl.operations cannot take over message/send, tasks/get, SendMessage or GetTask')
   const submissionStates = opts.submissionStates ?? ['submitted', 'working']
   if (submissionStates.length === 0) throw new TypeError('campaignControl.submissionStates needs at least one state')
+  const { completeAfterMs } = opts
+  if (completeAfterMs !== undefined && !(Number.isInteger(completeAfterMs) && completeAfterMs > 0)) throw new TypeError('campaignControl.completeAfterMs must be a positive whole number of ms')
   return {
     methods,
     leaseEpochEnforced: opts.leaseEpochEnforced ?? true,
@@ -53,7 +57,8 @@ export function resolveControl (opts: CampaignControlOptions, protocol: Simulato
     projectSelection: opts.projectSelection ?? true,
     advertise: opts.advertise ?? true,
     submissionStates: [...submissionStates],
-    clock: opts.now ?? Date.now
+    clock: opts.now ?? Date.now,
+    completeAfterMs
   }
 }
 

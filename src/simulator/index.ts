@@ -1,5 +1,6 @@
 // The OpenOperator A2A simulator: an independent reading of the remote's contract (seeds and
-// recorded fixtures), sharing no code with the gateway, with fault injection for tests.
+// recorded fixtures), sharing no code with the gateway, with fault injection for tests and, for
+// people, through SIMULATOR_FAULTS and the loopback-only admin routes (docs/design.md#simulator-faults).
 import type { AddressInfo } from 'node:net'
 import { buildSimulatorApp } from './app.js'
 import { DEMO_FILE_PATH, DEMO_TASK_ID, demoTask } from './seed-task.js'
@@ -20,6 +21,7 @@ export type {
   CardTransform,
   ControlOperation,
   Fault,
+  FaultRule,
   FaultTarget,
   HeldRequest,
   InterventionRecord,
@@ -42,11 +44,15 @@ export { CONTROL_URN } from './control-options.js'
 export { CONTROL_REFUSED_CODE } from './control-rules.js'
 export { DEFAULT_SOURCE_SHA } from './state.js'
 export { SIMULATOR_PROTOCOLS } from './protocol.js'
+export { FAULT_KINDS, FAULT_OPERATIONS, parseFaultRules, parseTaskSeconds } from './fault-spec.js'
+export { DEFAULT_TASK_SECONDS, simulatorEnvOptions } from './env-options.js'
+export { ADMIN_PREFIX, isLoopbackPeer } from './admin-routes.js'
 export { DEMO_FILE_PATH, DEMO_TASK_ID }
 
 export async function startSimulator (options: SimulatorOptions = {}): Promise<Simulator> {
   const opts = resolveOptions(options)
   const state = createState(opts, options.cardSigning)
+  for (const rule of options.faults ?? []) state.faults.inject(rule.target, rule.fault, rule.times, rule.text)
   const app = buildSimulatorApp(state, options.tls)
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 })
   state.origin = originOf(app.server.address() as AddressInfo, options.tls !== undefined)
@@ -59,7 +65,8 @@ export async function startSimulator (options: SimulatorOptions = {}): Promise<S
     received: state.received,
     rpcCalls: () => rpcCalls(state.received),
     inject: (target, fault, times) => state.faults.inject(target, fault, times),
-    clearFaults: () => state.faults.clear(),
+    clearFaults: () => { state.faults.clear() },
+    faults: () => state.faults.list(),
     setCard: (transform) => {
       state.cardTransform = transform
     },

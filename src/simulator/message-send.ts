@@ -51,7 +51,7 @@ export function handleMessageSend (state: SimulatorState, id: unknown, params: M
   const { blocking } = mode
   const { control } = state.opts
   if (control !== undefined && !isArgusRead(message) && isSubmission(params)) {
-    return handleSubmission({ control, book: state.control, tasks: state.tasks }, id, params, mode)
+    return handleSubmission({ control, book: state.control, tasks: state.tasks, timers: state.timers }, id, params, mode)
   }
   if (!isArgusRead(message)) {
     const supervisor = message.metadata?.argus_supervisor

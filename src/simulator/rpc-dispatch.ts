@@ -5,6 +5,7 @@
 // are matched first, by the names the options advertise. v1.0 is v1-dispatch.ts.
 import { argusOperationOf } from './argus.js'
 import { controlRoute, handleControl, handleControlCancel } from './control-handlers.js'
+import type { ResolvedControl } from './control-options.js'
 import type { FaultContext } from './fault-book.js'
 import { handleMessageSend, v03SendMode } from './message-send.js'
 import { rpcWire } from './protocol.js'
@@ -33,12 +34,29 @@ export interface RpcInput {
   version: string | undefined
 }
 
-/** Which faults a POST /a2a/ body can match: its method and, for message/send or SendMessage, its Argus operation. */
-export function rpcFaultContext (body: ParsedBody): FaultContext {
+/**
+ * Which faults a POST /a2a/ body can match: its method; for message/send or SendMessage, its
+ * Argus operation; with campaign control served, the control operation it is (a message
+ * carrying argus_supervisor metadata is a submission).
+ */
+export function rpcFaultContext (body: ParsedBody, control?: ResolvedControl): FaultContext {
   if (!body.ok || !isObject(body.value) || typeof body.value.method !== 'string') return { route: 'rpc' }
   const rpcMethod = body.value.method
-  const argusOperation = rpcMethod === 'message/send' || rpcMethod === 'SendMessage' ? argusOperationOf(body.value.params) : undefined
-  return { route: 'rpc', rpcMethod, argusOperation }
+  const send = rpcMethod === 'message/send' || rpcMethod === 'SendMessage'
+  const argusOperation = send ? argusOperationOf(body.value.params) : undefined
+  let operation: FaultContext['operation']
+  if (control !== undefined) {
+    const route = controlRoute(control, rpcMethod)
+    if (route !== undefined && route !== 'removed') operation = route
+    else if (send && argusOperation === undefined && carriesSupervisor(body.value.params)) operation = 'submit'
+  }
+  return { route: 'rpc', rpcMethod, argusOperation, operation }
+}
+
+function carriesSupervisor (params: unknown): boolean {
+  const message = isObject(params) ? params.message : undefined
+  const metadata = isObject(message) ? message.metadata : undefined
+  return isObject(metadata) && metadata.argus_supervisor !== undefined
 }
 
 export function handleRpc (state: SimulatorState, input: RpcInput): RpcOutcome {
@@ -80,7 +98,7 @@ function handleV03Rpc (state: SimulatorState, body: ParsedBody, ctx: FaultContex
       if (!params.ok) return params.outcome
       const taskId = params.value.id
       if (control === undefined) return cancel(state, id, taskId)
-      return handleControlCancel({ control, book: state.control, tasks: state.tasks }, id, params.value, () => cancel(state, id, taskId))
+      return handleControlCancel({ control, book: state.control, tasks: state.tasks, timers: state.timers }, id, params.value, () => cancel(state, id, taskId))
     }
     default:
       return methodNotFound(state, id, request.method)

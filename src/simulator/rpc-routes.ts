@@ -19,7 +19,7 @@ export function rpcRoutes (state: SimulatorState): FastifyPluginAsync {
         return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized' })
       }
       const body = parseBody(typeof request.body === 'string' ? request.body : '')
-      const ctx = rpcFaultContext(body)
+      const ctx = rpcFaultContext(body, state.opts.control)
       const header = request.headers[A2A_VERSION_HEADER]
       const input: RpcInput = { body, ctx, version: Array.isArray(header) ? header.join(', ') : header }
       const rpcId = requestId(body.ok ? body.value : undefined)

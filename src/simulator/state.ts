@@ -1,6 +1,6 @@
 // The simulator's mutable state, shared by its routes: resolved options, what it received,
 // the injected faults, the card transforms and signing keys, the task store, the
-// campaign-control book and the held requests. One object per simulator, so several
+// campaign-control book, the held requests and its timers. One object per simulator, so several
 // simulators can run side by side in one test process.
 import type { AuthScheme, CardCacheOptions, CardRequestCounts, CardSigningOptions, CardTransform, ReceivedRequest, SimulatorOptions, SimulatorProtocol, WireProfile } from './types.js'
 import { CardSigner } from './card-signing.js'
@@ -11,6 +11,7 @@ import { FaultBook } from './fault-book.js'
 import { HeldRequests } from './held-requests.js'
 import { SIMULATOR_PROTOCOLS } from './protocol.js'
 import { TaskStore } from './task-store.js'
+import { Timers } from './timers.js'
 
 export const DEFAULT_SOURCE_SHA = '5e1f0c0ffee0123456789abcdef0123456789abc'
 
@@ -42,6 +43,8 @@ export interface SimulatorState {
   control: ControlBook
   /** Requests a `hold` fault parked before the handler. */
   held: HeldRequests
+  /** The simulator's own timers (submissions completing on time), cleared on close. */
+  timers: Timers
   cardTransform: CardTransform | undefined
   cardAfterSigning: CardTransform | undefined
   /** The signing keys and the signatures of the last card bodies they signed. */
@@ -96,6 +99,7 @@ export function createState (opts: ResolvedOptions, signing?: CardSigningOptions
     tasks: new TaskStore(opts.profile),
     control: new ControlBook(opts.control?.clock ?? Date.now),
     held: new HeldRequests(closing.signal),
+    timers: new Timers(closing.signal),
     cardTransform: opts.initialCard,
     cardAfterSigning: opts.initialCardAfterSigning,
     signer: new CardSigner(signing),

@@ -1,6 +1,7 @@
 // In-memory A2A tasks and their scripted lifecycles. A created task walks its plan's states
 // one step per tasks/get (that poll is what moves a FastA2A worker along, as far as a client
-// can see) and receives its result content when it reaches the plan's last state.
+// can see) and receives its result content when it reaches the plan's last state; `complete`
+// ends one on time instead (a campaign-control submission, docs/design.md#simulator-faults).
 import { randomUUID } from 'node:crypto'
 import type { SimulatorProfile } from './types.js'
 import { internalState } from './v1-wire.js'
@@ -88,6 +89,16 @@ export class TaskStore {
       task.history = task.history.slice(-historyLength)
     }
     return task
+  }
+
+  /** Ends a task not yet final as `completed` with `payload` as its result (a worker finishing on its own); false when there is none or it is final. */
+  complete (id: string, payload: Payload): boolean {
+    const task = this.tasks.get(id)
+    if (task === undefined || TERMINAL_STATES.has(stateOf(task))) return false
+    this.progress.delete(id)
+    task.status = { state: 'completed', timestamp: this.timestamp() }
+    this.finish(task, { states: ['completed'], finalPayload: payload })
+    return true
   }
 
   cancel (id: string): CancelResult {

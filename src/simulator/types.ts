@@ -73,6 +73,8 @@ export interface SimulatorOptions {
   /** Default: off for v0.3 (no caching headers), `{ maxAgeSeconds: 3600, etag: true }` for v1.0 and dual. */
   cardCache?: CardCacheOptions
   cardSigning?: CardSigningOptions
+  /** Faults in force from the start, before the first request (`SIMULATOR_FAULTS`, parsed by `parseFaultRules`). */
+  faults?: readonly FaultRule[]
 }
 
 /** The logical operations of urn:openoperator:campaign-control:v1 (docs/design.md#campaign-control). */
@@ -98,6 +100,12 @@ export interface CampaignControlOptions {
   submissionStates?: string[]
   /** The control clock in ms since the epoch (default Date.now); `control.advanceClock` adds to it. */
   now?: () => number
+  /**
+   * A submitted task not yet final is `completed` (with a result artifact) this many ms after it
+   * was submitted, on real time (`SIMULATOR_TASK_SECONDS`). Default: never, it stays in the last
+   * of `submissionStates`.
+   */
+  completeAfterMs?: number
 }
 
 /** A lease as the wire carries it; `expires_at` is integer Unix seconds. */
@@ -198,6 +206,8 @@ export type FaultTarget =
   | 'a2a-docs'
   /** one of the seed's wrong routes (e.g. '/a2a/tasks/get'), GET and POST: a misrouted server answering them */
   | { wrongRoute: string }
+  /** a campaign-control operation by its logical name, whatever method carries it; 'submit': a message/send (SendMessage) carrying argus_supervisor metadata */
+  | { operation: ControlOperation | 'submit' }
 
 export type ArgusErrorCode =
   | 'invalid_argus_envelope'
@@ -231,6 +241,16 @@ export type Fault =
    */
   | { kind: 'hold' }
 
+/** A fault with its target and count, as `SimulatorOptions.faults` and the admin route take it. */
+export interface FaultRule {
+  target: FaultTarget
+  fault: Fault
+  /** How many matching requests it takes; default every one until cleared. */
+  times?: number
+  /** The rule as written (`SIMULATOR_FAULTS` syntax), shown by `GET /_sim/faults`. */
+  text?: string
+}
+
 export interface RpcCall {
   method: string
   id: unknown
@@ -256,6 +276,8 @@ export interface Simulator {
   rpcCalls(): RpcCall[]
   inject(target: FaultTarget, fault: Fault, times?: number): void
   clearFaults(): void
+  /** The faults in force, as `GET /_sim/faults` lists them. */
+  faults(): Array<{ rule: string; remaining: number | null }>
   /** The card transform applied before signing (on dual: to each version's card). */
   setCard(transform: CardTransform | undefined): void
   /** The transform applied after signing, to the card as served. */

@@ -69,7 +69,7 @@ export function handleV1Rpc (state: SimulatorState, body: ParsedBody, ctx: Fault
       const taskId = params.value.id
       if (taskId.trim() === '') return rpcError(id, invalidParamsV1('Task ID is required'))
       const run = (): RpcOutcome => cancel(state, id, taskId)
-      const outcome = control === undefined ? run() : handleControlCancel({ control, book: state.control, tasks: state.tasks }, id, params.value, run)
+      const outcome = control === undefined ? run() : handleControlCancel({ control, book: state.control, tasks: state.tasks, timers: state.timers }, id, params.value, run)
       return mapResult(outcome, (task) => v1Task(task))
     }
     default:
