@@ -1,7 +1,30 @@
 // The task projection served by GET /v1/tasks/:taskId (docs/design.md#task-projection).
 import { z } from 'zod'
 
-export const TaskIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'must be 1-256 characters of [A-Za-z0-9._:-]')
+const TASK_ID = /^[A-Za-z0-9._:-]{1,256}$/
+export const TaskIdSchema = z.string().regex(TASK_ID, 'must be 1-256 characters of [A-Za-z0-9._:-]')
+export const TaskParamsSchema = z.strictObject({ taskId: TaskIdSchema })
+export const NoQuerySchema = z.strictObject({})
+
+/** TaskParamsSchema's verdict by hand, for the hot path (test/unit/hot-path-checks.property.test.ts holds them equal) */
+export function isTaskParams (v: unknown): boolean {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false
+  let n = 0
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue
+    if (k !== 'taskId') return false
+    n++
+  }
+  const id = (v as { taskId?: unknown }).taskId
+  return n === 1 && typeof id === 'string' && TASK_ID.test(id)
+}
+
+/** NoQuerySchema's verdict by hand: no key at all */
+export function isNoQuery (v: unknown): boolean {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false
+  for (const k in v) if (Object.hasOwn(v, k)) return false
+  return true
+}
 
 export const SupervisorSchema = z.object({
   revision: z.number().nullable(),

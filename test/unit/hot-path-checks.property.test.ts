@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ArtifactSchema, MessageSchema, PartSchema, TaskSchema, isArtifact, isMessage, isPart, isTask } from '../../schemas/a2a.js'
 import { RpcResponseSchema, checkRpcResponse } from '../../schemas/jsonrpc.js'
+import { NoQuerySchema, TaskParamsSchema, isNoQuery, isTaskParams } from '../../schemas/task.js'
 import { MAX_JSON_DEPTH, exceedsDepthBytes } from '../../src/upstream/json-depth.js'
 
 const json = fc.jsonValue({ maxDepth: 3 })
@@ -33,6 +34,15 @@ const rpc = shaped({
 const runs = { numRuns: 2000 }
 
 describe('hot-path checks equal their schemas', () => {
+  it('the task route\'s params and query', () => {
+    const id = fc.oneof(fc.stringMatching(/^[A-Za-z0-9._:-]{1,256}$/), fc.string({ maxLength: 300 }), fc.string({ minLength: 255, maxLength: 258, unit: fc.constantFrom('a', '.', ':') }), fc.constant(''))
+    const params = fc.oneof(shaped({ taskId: id }), shaped({ taskId: id, other: fc.string() }), fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(id, loose), { maxKeys: 2 }), json)
+    fc.assert(fc.property(params, (v) => { expect(isTaskParams(v)).toBe(TaskParamsSchema.safeParse(v).success) }), runs)
+    const nullProto = fc.dictionary(fc.string({ maxLength: 4 }), fc.string(), { maxKeys: 2 }).map((d) => Object.assign(Object.create(null) as object, d))
+    fc.assert(fc.property(fc.oneof(nullProto, json, fc.constant({})), (v) => { expect(isNoQuery(v)).toBe(NoQuerySchema.safeParse(v).success) }), runs)
+    fc.assert(fc.property(nullProto.map((d) => Object.assign(d, { taskId: 'abc' })), (v) => { expect(isTaskParams(v)).toBe(TaskParamsSchema.safeParse(v).success) }), runs)
+  })
+
   it('Part, Message, Artifact, Task', () => {
     fc.assert(fc.property(fc.oneof(part, json), (v) => { expect(isPart(v)).toBe(PartSchema.safeParse(v).success) }), runs)
     fc.assert(fc.property(fc.oneof(message, json), (v) => { expect(isMessage(v)).toBe(MessageSchema.safeParse(v).success) }), runs)
