@@ -32,7 +32,7 @@ export default tseslint.config(
     }
   },
   {
-    files: ['src/cli/**', 'scripts/**', 'bench/**', 'test/**'],
+    files: ['src/cli/**', 'scripts/**', 'bench/**', 'test/**', 'clients/typescript/examples/**'],
     rules: { 'no-console': 'off' }
   },
   {

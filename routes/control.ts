@@ -8,14 +8,22 @@ import type { MutationAnswer } from '../src/control/pipeline.js'
 import { validatorCompiler } from '../src/plugins/error-handler.js'
 import type { MutationOperation } from '../src/ledger/types.js'
 import {
-  AcceptedAnswerSchema, CAMPAIGN_ID_EXAMPLE, CampaignIdSchema, CanceledAnswerSchema, ControlViewSchema, LeaseAnswerSchema,
+  AcceptedAnswerSchema, CAMPAIGN_ID_EXAMPLE, EXAMPLE_REQUEST_IDS, CampaignIdSchema, CanceledAnswerSchema, ControlViewSchema, LeaseAnswerSchema,
   MUTATION_BODY_SCHEMAS, PrunedAnswerSchema, ReleasedAnswerSchema, RequestViewSchema, SubmittedAnswerSchema
 } from '../schemas/control.js'
 import { AUTHENTICATED, MUTATION, NEEDS_LEASE, UPSTREAM_READ, USES_LEDGER, WITH_PATH_PARAMS, answers, type OkAnswer } from '../schemas/responses.js'
 import type { ErrorCode } from '../src/errors.js'
 
 const Params = z.strictObject({ campaignId: CampaignIdSchema.meta({ example: CAMPAIGN_ID_EXAMPLE }) })
-const Headers = z.looseObject({ 'idempotency-key': z.string().optional().describe('The request id, instead of requestId in the body (8-128 characters of [A-Za-z0-9._:-]); both given, they must agree.').meta({ example: 'claim-2026-12-01-a1' }) })
+/**
+ * each mutation's headers, the Idempotency-Key's example that of its own body's requestId: a
+ * "Try it out" fills in both, and two ids that differ are 400 conflicting_fields
+ */
+const headersOf = (op: MutationOperation) => z.looseObject({
+  'idempotency-key': z.string().optional()
+    .describe('The request id, instead of requestId in the body (8-128 characters of [A-Za-z0-9._:-]); both given, they must agree.')
+    .meta({ example: EXAMPLE_REQUEST_IDS[op] })
+})
 
 /**
  * a resolved request replays as its record (docs/design.md#reconcile-and-acknowledge), an applied
@@ -24,7 +32,7 @@ const Headers = z.looseObject({ 'idempotency-key': z.string().optional().describ
  * record would fit the pruned answer too, losing its resolution
  */
 const or = <T extends z.ZodType>(s: T) => z.union([s, RequestViewSchema, PrunedAnswerSchema])
-const REPLAY_OF_RESOLVED = ' A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer.'
+const REPLAY_OF_RESOLVED = ' A request id whose ambiguous outcome was since resolved answers its Request record instead (the one of the three with `caller`; its state applied or not_applied); an applied one whose record retention pruned, its PrunedAnswer (`pruned: true`). The typed client\'s mutationResult() tells the three apart.'
 
 const MUTATIONS: Array<{ op: MutationOperation; operationId: string; path: string; summary: string; ok: Record<number, OkAnswer>; errors: readonly ErrorCode[]; scope?: 'admin' }> = [
   {
@@ -58,8 +66,8 @@ const MUTATIONS: Array<{ op: MutationOperation; operationId: string; path: strin
     summary: 'Submit work: non-blocking message/send; the task becomes the bound task',
     ok: {
       // the pruned answer first: a submitted answer never carries `pruned`, a pruned one would fit the submitted answer stripped of it
-      202: { schema: z.union([PrunedAnswerSchema, SubmittedAnswerSchema]), description: 'The remote accepted the work as a task, which is now the campaign\'s bound task (the one cancel targets); follow it with GET /v1/tasks/{taskId}. A replay of a submission whose record retention pruned answers its PrunedAnswer.' },
-      200: { schema: RequestViewSchema, description: 'A replay of a request id whose ambiguous outcome was since resolved: its Request record.' }
+      202: { schema: z.union([PrunedAnswerSchema, SubmittedAnswerSchema]), description: 'The remote accepted the work as a task, which is now the campaign\'s bound task (the one cancel targets); follow it with GET /v1/tasks/{taskId}. A replay of a submission whose record retention pruned answers its PrunedAnswer (`pruned: true`).' },
+      200: { schema: RequestViewSchema, description: 'A replay of a request id whose ambiguous outcome was since resolved: its Request record (state applied or not_applied). The typed client\'s mutationResult() tells it from the 202 answers.' }
     },
     errors: [...MUTATION, ...NEEDS_LEASE]
   },
@@ -140,7 +148,7 @@ const control: FastifyPluginAsyncZod = async (app) => {
           ? 'The runbook\'s way out where the remote has no request_status (docs/runbooks/ambiguous-write.md): a claim, allowed while the campaign is blocked by an ambiguous record (never while one is pending). Single-shot as every mutation; its own outcome is reconcilable.'
           : 'Single-shot: sent at most once; a repeated request id replays the stored answer with Idempotent-Replayed: true. An ambiguous outcome is 504 ambiguous_write with the reconcile path.',
         params: Params,
-        headers: Headers,
+        headers: headersOf(m.op),
         body: MUTATION_BODY_SCHEMAS[m.op],
         ...answers(m.ok, m.errors, { replays: true })
       }

@@ -2,6 +2,19 @@
 import { z } from 'zod'
 
 export const TASK_STATES = ['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected', 'auth-required', 'unknown'] as const
+export type TaskState = typeof TASK_STATES[number]
+
+/**
+ * A task's state as the REST interface shows it (docs/design.md#task-projection): always one of
+ * TASK_STATES, v0.3's names (a v1.0 wire's `TASK_STATE_*` are translated at the wire, src/upstream/a2a-wire.ts);
+ * anything else the remote says, `unknown`, as the reader treats it.
+ */
+export const TaskStateSchema = z.enum(TASK_STATES).meta({
+  id: 'TaskState',
+  description: 'The task\'s A2A state, in A2A v0.3\'s names whichever protocol version the remote speaks (v1.0\'s TASK_STATE_WORKING is working). unknown: a state the remote named that is none of the others. completed is an attempt outcome, never proof the mission was accepted.'
+})
+const KNOWN_STATES: ReadonlySet<string> = new Set(TASK_STATES)
+export const taskState = (s: unknown): TaskState => typeof s === 'string' && KNOWN_STATES.has(s) ? s as TaskState : 'unknown'
 
 export const PartSchema = z.looseObject({ kind: z.string() })
 export const MessageSchema = z.looseObject({

@@ -2,6 +2,7 @@
 // (unknown keys are 400), the lease and request views, and each route's answer.
 import { z } from 'zod'
 import { MUTATION_OPERATIONS, RECORD_STATES, UNRESOLVED_STATES } from '../src/ledger/types.js'
+import { TaskStateSchema } from './a2a.js'
 
 // the messages follow the field's path (src/validation.ts): `ttlSeconds: must be between 15 and 3600`
 export const CampaignIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of [A-Za-z0-9._:-]')
@@ -18,18 +19,28 @@ const PartSchema = z.discriminatedUnion('kind', [
 
 // the document's examples (src/openapi/document.ts): one campaign's evening, 2026-12-01, lease
 // claimed at 23:50 UTC for 600 s; test/integration/openapi.test.ts sends them to a gateway
+/** each mutation's example request id: its body's requestId and its Idempotency-Key header's (routes/control.ts) */
+export const EXAMPLE_REQUEST_IDS = {
+  claim: 'claim-2026-12-01-a1',
+  renew: 'renew-2026-12-01-a2',
+  submit: 'submit-2026-12-01-a3',
+  cancel: 'cancel-2026-12-01-a4',
+  release: 'release-2026-12-01-a5',
+  intervene: 'iv-2026-12-01-a6',
+  fence: 'fence-2026-12-02-ops1'
+} as const
 const BodyRequestId = RequestIdSchema.optional().describe('The mutation\'s request id, unique across the ledger and sent upstream as request_id; or the Idempotency-Key header. Repeating it replays the stored answer.')
 const BodyTtl = TtlSchema.describe('How long the lease lasts from now, in seconds.')
 export const ClaimBodySchema = z.strictObject({ requestId: BodyRequestId, ttlSeconds: BodyTtl })
-  .meta({ id: 'ClaimBody', example: { requestId: 'claim-2026-12-01-a1', ttlSeconds: 600 } })
+  .meta({ id: 'ClaimBody', example: { requestId: EXAMPLE_REQUEST_IDS.claim, ttlSeconds: 600 } })
 export const RenewBodySchema = z.strictObject({ requestId: BodyRequestId, ttlSeconds: BodyTtl })
-  .meta({ id: 'RenewBody', example: { requestId: 'renew-2026-12-01-a2', ttlSeconds: 600 } })
+  .meta({ id: 'RenewBody', example: { requestId: EXAMPLE_REQUEST_IDS.renew, ttlSeconds: 600 } })
 export const FenceBodySchema = z.strictObject({ requestId: BodyRequestId, ttlSeconds: BodyTtl })
-  .meta({ id: 'FenceBody', example: { requestId: 'fence-2026-12-02-ops1', ttlSeconds: 300 } })
+  .meta({ id: 'FenceBody', example: { requestId: EXAMPLE_REQUEST_IDS.fence, ttlSeconds: 300 } })
 export const ReleaseBodySchema = z.strictObject({ requestId: BodyRequestId })
-  .meta({ id: 'ReleaseBody', example: { requestId: 'release-2026-12-01-a5' } })
+  .meta({ id: 'ReleaseBody', example: { requestId: EXAMPLE_REQUEST_IDS.release } })
 export const CancelBodySchema = z.strictObject({ requestId: BodyRequestId })
-  .meta({ id: 'CancelBody', example: { requestId: 'cancel-2026-12-01-a4' } })
+  .meta({ id: 'CancelBody', example: { requestId: EXAMPLE_REQUEST_IDS.cancel } })
 const PARTS_COUNT = 'must hold 1 to 16 parts'
 export const SubmitBodySchema = z.strictObject({
   requestId: BodyRequestId,
@@ -37,7 +48,7 @@ export const SubmitBodySchema = z.strictObject({
   project: z.string().min(1).max(256).optional().describe('The project to run it in; only where the remote advertises project selection.')
 }).meta({
   id: 'SubmitBody',
-  example: { requestId: 'submit-2026-12-01-a3', parts: [{ kind: 'text', text: 'Train the baseline on the 2026-11 split.' }, { kind: 'data', data: { epochs: 12, seed: 7 } }] }
+  example: { requestId: EXAMPLE_REQUEST_IDS.submit, parts: [{ kind: 'text', text: 'Train the baseline on the 2026-11 split.' }, { kind: 'data', data: { epochs: 12, seed: 7 } }] }
 })
 export const InterventionBodySchema = z.strictObject({
   requestId: BodyRequestId,
@@ -45,7 +56,7 @@ export const InterventionBodySchema = z.strictObject({
     (v) => Buffer.byteLength(JSON.stringify(v), 'utf8') <= INTERVENTION_MAX_BYTES,
     'must be at most 16 KiB of JSON'
   ).describe('A JSON object of at most 16 KiB, sent to the remote as the intervention.')
-}).meta({ id: 'InterventionBody', example: { requestId: 'iv-2026-12-01-a6', intervention: { action: 'pause', reason: 'GPU quota review' } } })
+}).meta({ id: 'InterventionBody', example: { requestId: EXAMPLE_REQUEST_IDS.intervene, intervention: { action: 'pause', reason: 'GPU quota review' } } })
 export const AcknowledgeBodySchema = z.strictObject({
   resolution: z.enum(['assume_applied', 'assume_not_applied']).describe('What the admin decided the remote did with the request.'),
   note: z.string().min(1).max(2000).describe('Why: kept with the resolution.')
@@ -72,15 +83,15 @@ export const LeaseSchema = z.object({
 export const ControlViewSchema = z.object({ campaignId: z.string(), lease: LeaseSchema.nullable() })
   .meta({ id: 'Control', example: { campaignId: 'camp-2026-q4', lease: LEASE_EXAMPLE } })
 export const LeaseAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), lease: LeaseSchema })
-  .meta({ example: { requestId: 'claim-2026-12-01-a1', campaignId: 'camp-2026-q4', lease: LEASE_EXAMPLE } })
+  .meta({ id: 'LeaseAnswer', example: { requestId: 'claim-2026-12-01-a1', campaignId: 'camp-2026-q4', lease: LEASE_EXAMPLE } })
 export const ReleasedAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), released: z.literal(true) })
-  .meta({ example: { requestId: 'release-2026-12-01-a5', campaignId: 'camp-2026-q4', released: true } })
+  .meta({ id: 'ReleasedAnswer', example: { requestId: 'release-2026-12-01-a5', campaignId: 'camp-2026-q4', released: true } })
 export const AcceptedAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), accepted: z.literal(true) })
-  .meta({ example: { requestId: 'iv-2026-12-01-a6', campaignId: 'camp-2026-q4', accepted: true } })
-export const SubmittedAnswerSchema = z.object({ requestId: z.string(), taskId: z.string(), state: z.string().describe('The task\'s A2A state as the remote answered the submission.') })
-  .meta({ example: { requestId: 'submit-2026-12-01-a3', taskId: 'task-7f3c2a91', state: 'submitted' } })
-export const CanceledAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), taskId: z.string(), state: z.string() })
-  .meta({ example: { requestId: 'cancel-2026-12-01-a4', campaignId: 'camp-2026-q4', taskId: 'task-7f3c2a91', state: 'canceled' } })
+  .meta({ id: 'AcceptedAnswer', example: { requestId: 'iv-2026-12-01-a6', campaignId: 'camp-2026-q4', accepted: true } })
+export const SubmittedAnswerSchema = z.object({ requestId: z.string(), taskId: z.string(), state: TaskStateSchema })
+  .meta({ id: 'SubmittedAnswer', example: { requestId: 'submit-2026-12-01-a3', taskId: 'task-7f3c2a91', state: 'submitted' } })
+export const CanceledAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), taskId: z.string(), state: TaskStateSchema })
+  .meta({ id: 'CanceledAnswer', example: { requestId: 'cancel-2026-12-01-a4', campaignId: 'camp-2026-q4', taskId: 'task-7f3c2a91', state: 'canceled' } })
 /**
  * what an applied request id replays once retention pruned its record (docs/design.md#request-ids-are-forever):
  * its final state, from what stays of it; the original answer is gone
@@ -148,7 +159,7 @@ export type RequestView = z.infer<typeof RequestViewSchema>
 export const RequestListSchema = z.object({ campaignId: z.string(), requests: z.array(RequestViewSchema) }).meta({ id: 'RequestList' })
 /** the path parameters' examples, as in the bodies' */
 export const CAMPAIGN_ID_EXAMPLE = 'camp-2026-q4'
-export const REQUEST_ID_EXAMPLE = 'iv-2026-12-01-a6'
+export const REQUEST_ID_EXAMPLE = EXAMPLE_REQUEST_IDS.intervene
 export const RequestListQuerySchema = z.strictObject({
   state: z.enum(RECORD_STATES).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100)

@@ -1,5 +1,6 @@
 // The task projection served by GET /v1/tasks/:taskId (docs/design.md#task-projection).
 import { z } from 'zod'
+import { TaskStateSchema } from './a2a.js'
 
 const TASK_ID = /^[A-Za-z0-9._:-]{1,256}$/
 export const TaskIdSchema = z.string().regex(TASK_ID, 'must be 1-256 characters of [A-Za-z0-9._:-]')
@@ -56,7 +57,7 @@ export const ProjectedArtifactSchema = z.object({
 export const TaskProjectionSchema = z.object({
   taskId: z.string(),
   contextId: z.string().nullable(),
-  state: z.string(),
+  state: TaskStateSchema,
   outcomeScope: z.literal('attempt'),
   supervisor: SupervisorSchema.nullable(),
   artifacts: z.array(ProjectedArtifactSchema),

@@ -6,6 +6,7 @@ import { GatewayError } from '../errors.js'
 import type { LeaseKeeper } from './leases.js'
 import { AcceptedSchema, CanceledTaskSchema, ReleasedSchema, SubmittedTaskSchema, parseLeaseResult, type Lease } from './wire.js'
 import type { Ledger } from '../ledger/types.js'
+import { taskState } from '../../schemas/a2a.js'
 
 export interface Applied {
   httpStatus: number
@@ -59,12 +60,12 @@ export async function applyResult (c: EffectContext, result: unknown): Promise<A
       const task = SubmittedTaskSchema.safeParse(result)
       if (!task.success) return undefined
       await c.ledger.setBoundTask({ campaignId, taskId: task.data.id, requestId, boundAt: c.now() })
-      return { httpStatus: 202, body: { requestId, taskId: task.data.id, state: task.data.status?.state ?? 'submitted' }, taskId: task.data.id }
+      return { httpStatus: 202, body: { requestId, taskId: task.data.id, state: taskState(task.data.status?.state ?? 'submitted') }, taskId: task.data.id }
     }
     case 'cancel': {
       const task = CanceledTaskSchema.safeParse(result)
       if (!task.success || task.data.id !== c.boundTaskId) return undefined
-      return { httpStatus: 200, body: { requestId, campaignId, taskId: task.data.id, state: task.data.status.state }, taskId: task.data.id }
+      return { httpStatus: 200, body: { requestId, campaignId, taskId: task.data.id, state: taskState(task.data.status.state) }, taskId: task.data.id }
     }
   }
 }

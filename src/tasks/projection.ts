@@ -2,7 +2,7 @@
 // metadata and bounded artifacts. History, metrics and stdout are dropped; a file part's URI is
 // inert text (`followed: false`) that nothing in the gateway ever fetches. Shapes are checked by
 // hand (schemas/a2a.ts `isArtifact`, `isPart`; docs/design.md#hot-path), not by zod per item.
-import { isArtifact, isPart, type A2aTask } from '../../schemas/a2a.js'
+import { isArtifact, isPart, taskState, type A2aTask } from '../../schemas/a2a.js'
 import type { ProjectedPart, TaskProjection } from '../../schemas/task.js'
 import { isObject } from '../argus/extract.js'
 
@@ -63,7 +63,8 @@ function project (task: A2aTask): { projection: TaskProjection; json: string } {
   const projection: TaskProjection = {
     taskId: task.id,
     contextId: task.contextId ?? null,
-    state: task.status.state,
+    // one of the A2A states the document lists; a name outside them is `unknown`, as the reader reads it
+    state: taskState(task.status.state),
     outcomeScope: 'attempt',
     supervisor: supervisorOf(task),
     artifacts,

@@ -414,6 +414,39 @@ describe('every error code a route answers is listed for that route and status',
     await hit(base, 'backupLedger', { token: p.gw.tokens.admin })
   })
 
+  it('each mutation\'s Try it out, as Swagger UI fills it from the examples (header and body), is accepted', async ({ startControlPair }) => {
+    const p = await startControlPair()
+    const mutations = operations().filter(({ op }) => (op.parameters as Json[] | undefined)?.some((q) => q.in === 'header' && q.name === 'idempotency-key'))
+    expect(mutations.map(({ op }) => op.operationId).sort()).toEqual(['cancelTask', 'claimControl', 'fenceControl', 'intervene', 'releaseControl', 'renewControl', 'submitWork'])
+    /** the request Try it out builds: every parameter and the body from their examples */
+    const tryItOut = (operationId: string): Hit => {
+      const { op } = byId(operationId)
+      const params = op.parameters as Json[]
+      const exampleOf = (where: string): Record<string, string> => Object.fromEntries(params.filter((q) => q.in === where).map((q) => [q.name, q.schema.example ?? q.example]))
+      const body = example(operationId) as { requestId?: string }
+      const headers = exampleOf('header')
+      // the document's own promise: the two ids a Try it out sends are one
+      expect(headers['idempotency-key'], `${operationId}: Idempotency-Key example`).toBe(body.requestId)
+      expect(body.requestId, operationId).toMatch(/^[A-Za-z0-9._:-]{8,128}$/)
+      return { path: exampleOf('path'), body, headers }
+    }
+    const send = async (operationId: string, token: string): Promise<JsonResponse> => {
+      const res = await hit(p.gw.url, operationId, { token, ...tryItOut(operationId) })
+      expect(res.body?.error?.code, `${operationId}: ${JSON.stringify(res.body)}`).not.toBe('conflicting_fields')
+      expect(res.status, `${operationId}: ${JSON.stringify(res.body)}`).toBeLessThan(300)
+      return res
+    }
+    // one evening, in the examples' order, with the ids from the header and the body together
+    const campaignId = String(tryItOut('claimControl').path!.campaignId)
+    for (const id of ['claimControl', 'renewControl', 'submitWork', 'intervene', 'cancelTask', 'releaseControl']) await send(id, p.gw.tokens.controller)
+    // the fence needs a campaign blocked by an ambiguous record and a lease that lapsed (docs/runbooks/ambiguous-write.md)
+    await claim(p, p.gw.tokens.controller, campaignId)
+    p.sim.inject({ rpcMethod: 'campaign/intervene' }, { kind: 'drop' }, 1)
+    expect((await p.post(p.gw.tokens.controller, `/v1/campaigns/${campaignId}/interventions`, { requestId: rid('iv'), intervention: {} })).body.error.code).toBe('ambiguous_write')
+    p.sim.control.setLease(campaignId, { ...p.sim.control.lease(campaignId)!, expires_at: Math.floor(p.sim.control.now() / 1000) - 1 })
+    expect((await send('fenceControl', p.gw.tokens.all)).body.lease.controllerId).toBe('ctl-all')
+  })
+
   it('a ledger that fails', async ({ startControlPair }) => {
     const p: ControlPair = await startControlPair()
     const t = p.gw.tokens.all

@@ -106,6 +106,24 @@ describe('task projection', () => {
     expect(res.body.artifactsTruncated).toBe(true)
   })
 
+  it('state is always one of the A2A states the document lists: v0.3\'s names, a v1.0 remote\'s translated, any other name unknown', async ({ sim: s, gw: g, startPair }) => {
+    const states = ['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected', 'auth-required', 'unknown']
+    for (const [i, state] of [...states, 'paused', 'TASK_STATE_WORKING', 'Completed', ''].entries()) {
+      s.addTask(task(`t-state-${i}`, { status: { state } }))
+      const res = await getTask(g, `t-state-${i}`)
+      expect(res.status, state).toBe(200)
+      expect(res.body.state, state).toBe(states.includes(state) ? state : 'unknown')
+    }
+    // the document says the same: one enum, its values these
+    expect((await call(`${g.url}/openapi.json`)).body.components.schemas.TaskState.enum).toEqual(states)
+    const v1 = await startPair({ sim: { protocol: 'v1.0' } })
+    for (const state of states) {
+      v1.sim.addTask(task(`t-v1-${state}`, { status: { state } }))
+      // served as TASK_STATE_INPUT_REQUIRED and the like (unknown as TASK_STATE_UNSPECIFIED), read back as v0.3's name
+      expect((await getTask(v1.gw, `t-v1-${state}`)).body.state, state).toBe(state)
+    }
+  })
+
   it('supervisor is null without argus_supervisor metadata', async ({ sim: s, gw: g }) => {
     s.addTask(task('t-plain', { metadata: { metrics: { loss: 1 } } }))
     expect((await getTask(g, 't-plain')).body.supervisor).toBeNull()

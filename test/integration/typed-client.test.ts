@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
-import { createGatewayClient, isReplay, type ErrorCodeOf, type Lease, type RequestRecord } from '../../clients/typescript/src/index.js'
+import { createGatewayClient, isReplay, mutationResult, type AcceptedAnswer, type ErrorCodeOf, type Lease, type LeaseAnswer, type RequestRecord, type TaskState } from '../../clients/typescript/src/index.js'
 import { CLIENT_DIR, GENERATED, generateClientFiles } from '../../scripts/generate-client.js'
 import { rid } from '../helpers/control.js'
 import { it } from '../helpers/fixtures.js'
@@ -22,6 +22,11 @@ describe('the typed client', () => {
     expect(claimed.response.status, JSON.stringify(claimed.error)).toBe(200)
     if (claimed.data === undefined || !('lease' in claimed.data)) throw new Error('a claim answers its lease')
     const lease: Lease = claimed.data.lease
+    // the union told apart: a first answer is the operation's own, typed as such
+    const first = mutationResult(claimed.data)
+    if (first.kind !== 'answer') throw new Error(`a first claim answers its lease, not ${first.kind}`)
+    const answer: LeaseAnswer = first.answer
+    expect(answer.lease).toEqual(lease)
     expect(claimed.data.requestId).toBe(claimId)
     expect(lease.controllerId).toBe('ctl-1')
     // Unix seconds, about ttlSeconds from now
@@ -51,6 +56,8 @@ describe('the typed client', () => {
     expect(p.calls('message/send').filter((c) => c.params.message?.messageId === submitId)).toHaveLength(1)
     const task = await gateway.GET('/v1/tasks/{taskId}', { params: { path: { taskId } } })
     expect(task.data).toMatchObject({ taskId, outcomeScope: 'attempt' })
+    const state: TaskState | undefined = task.data?.state
+    expect(state).toBe('working')
 
     // the remote applies the intervention and the connection drops: an ambiguous write
     const ivId = rid('iv')
@@ -73,9 +80,24 @@ describe('the typed client', () => {
     expect(p.calls('campaign/intervene')).toHaveLength(1)
     expect(p.calls('campaign/request_status')).toHaveLength(1)
 
+    // its id again: the resolved record, not an AcceptedAnswer; mutationResult says which
+    const replayed = await gateway.POST('/v1/campaigns/{campaignId}/interventions', { params: { path }, body: { requestId: ivId, intervention: { action: 'pause' } } })
+    expect(replayed.response.status).toBe(200)
+    expect(isReplay(replayed.response)).toBe(true)
+    const told = mutationResult(replayed.data!)
+    expect(told).toMatchObject({ kind: 'resolved', record: { requestId: ivId, state: 'applied' } })
+    const accepted = mutationResult((await gateway.POST('/v1/campaigns/{campaignId}/interventions', { params: { path }, body: { requestId: rid('iv'), intervention: { action: 'go' } } })).data!)
+    if (accepted.kind !== 'answer') throw new Error(`a new intervention answers AcceptedAnswer, not ${accepted.kind}`)
+    const acceptedAnswer: AcceptedAnswer = accepted.answer
+    expect(acceptedAnswer.accepted).toBe(true)
+    // a pruned replay (the document's own example of one)
+    const doc = JSON.parse(await readFile(join(CLIENT_DIR, 'openapi.json'), 'utf8'))
+    expect(mutationResult(doc.components.schemas.PrunedAnswer.example)).toMatchObject({ kind: 'pruned', pruned: { pruned: true } })
+    expect(mutationResult(doc.components.schemas.Request.example).kind).toBe('resolved')
+
     const listed = await gateway.GET('/v1/campaigns/{campaignId}/requests', { params: { path, query: { limit: 10 } } })
     // newest first; the rival's refused claim is listed too (only its id, operation, state, caller and times)
-    expect(listed.data?.requests.map((r) => [r.requestId, r.state])).toEqual([[ivId, 'applied'], [submitId, 'applied'], [rivalId, 'rejected'], [claimId, 'applied']])
+    expect(listed.data?.requests.map((r) => [r.requestId, r.state])).toEqual([[expect.any(String), 'applied'], [ivId, 'applied'], [submitId, 'applied'], [rivalId, 'rejected'], [claimId, 'applied']])
 
     // a wrong token is a typed 401
     const stranger = await createGatewayClient({ baseUrl: p.gw.url, token: 'tok-not-a-caller-0000000000' }).GET('/v1/upstream')

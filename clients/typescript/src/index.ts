@@ -16,6 +16,14 @@ export type UnresolvedRequestList = Schemas['UnresolvedRequestList']
 export type Upstream = Schemas['Upstream']
 export type ArgusRead = Schemas['ArgusRead']
 export type TaskProjection = Schemas['TaskProjection']
+/** a task's A2A state, v0.3's names whatever the remote speaks; `unknown` for a name outside them */
+export type TaskState = Schemas['TaskState']
+export type LeaseAnswer = Schemas['LeaseAnswer']
+export type ReleasedAnswer = Schemas['ReleasedAnswer']
+export type SubmittedAnswer = Schemas['SubmittedAnswer']
+export type AcceptedAnswer = Schemas['AcceptedAnswer']
+export type CanceledAnswer = Schemas['CanceledAnswer']
+export type PrunedAnswer = Schemas['PrunedAnswer']
 export type ErrorDetail = Schemas['ErrorDetail']
 /** every failure's body: `{ error: { code, message, retryable, requestId?, missingPrerequisites?, reconcile? } }` */
 export interface ErrorBody { error: ErrorDetail }
@@ -54,3 +62,27 @@ export function createGatewayClient ({ baseUrl, token, ...options }: GatewayClie
 
 /** whether an answer is the stored answer of an earlier request with the same request id (nothing was sent again) */
 export const isReplay = (response: Response): boolean => response.headers.get('idempotent-replayed') === 'true'
+
+/** the two bodies a mutation's request id may replay instead of the operation's own answer */
+export type ReplayBody = RequestRecord | PrunedAnswer
+
+/**
+ * A mutation's success body, told apart. `data` of a mutation is one documented union:
+ *
+ * - `answer`: the operation's own answer (LeaseAnswer, SubmittedAnswer, …), first time or replayed;
+ * - `resolved`: the request id's outcome was ambiguous (504 ambiguous_write) and has since been
+ *   resolved by reconcile or an admin: a replay answers its Request record, whose `state` is
+ *   `applied` or `not_applied` (then nothing was done: send the work again under a new request id);
+ * - `pruned`: an applied request id whose record retention pruned: its final state only.
+ */
+export type MutationResult<D> =
+  | { kind: 'answer', answer: Exclude<D, ReplayBody> }
+  | { kind: 'resolved', record: RequestRecord }
+  | { kind: 'pruned', pruned: PrunedAnswer }
+
+/** narrows a mutation's `data` (see MutationResult): a Request record has `caller`, a PrunedAnswer `pruned: true`, an answer neither */
+export function mutationResult<D extends object> (data: D): MutationResult<D> {
+  if ('caller' in data) return { kind: 'resolved', record: data as unknown as RequestRecord }
+  if ('pruned' in data && data.pruned === true) return { kind: 'pruned', pruned: data as unknown as PrunedAnswer }
+  return { kind: 'answer', answer: data as Exclude<D, ReplayBody> }
+}

@@ -451,6 +451,19 @@ export interface components {
     schemas: {
         /**
          * @example {
+         *       "requestId": "iv-2026-12-01-a6",
+         *       "campaignId": "camp-2026-q4",
+         *       "accepted": true
+         *     }
+         */
+        AcceptedAnswer: {
+            requestId: string;
+            campaignId: string;
+            /** @enum {boolean} */
+            accepted: true;
+        };
+        /**
+         * @example {
          *       "resolution": "assume_not_applied",
          *       "note": "read_control shows epoch 4 held by ctl-research-2 since 23:58; the old renewal cannot apply."
          *     }
@@ -492,6 +505,20 @@ export interface components {
         CancelBody: {
             /** @description The mutation's request id, unique across the ledger and sent upstream as request_id; or the Idempotency-Key header. Repeating it replays the stored answer. */
             requestId?: string;
+        };
+        /**
+         * @example {
+         *       "requestId": "cancel-2026-12-01-a4",
+         *       "campaignId": "camp-2026-q4",
+         *       "taskId": "task-7f3c2a91",
+         *       "state": "canceled"
+         *     }
+         */
+        CanceledAnswer: {
+            requestId: string;
+            campaignId: string;
+            taskId: string;
+            state: components["schemas"]["TaskState"];
         };
         /**
          * @example {
@@ -608,6 +635,22 @@ export interface components {
             expiresAt: number;
         };
         /**
+         * @example {
+         *       "requestId": "claim-2026-12-01-a1",
+         *       "campaignId": "camp-2026-q4",
+         *       "lease": {
+         *         "controllerId": "ctl-research-1",
+         *         "epoch": 3,
+         *         "expiresAt": 1796169600
+         *       }
+         *     }
+         */
+        LeaseAnswer: {
+            requestId: string;
+            campaignId: string;
+            lease: components["schemas"]["Lease"];
+        };
+        /**
          * @description A replay of an applied request id whose record retention pruned: its final state; the original answer is gone.
          * @example {
          *       "requestId": "iv-2026-09-01-a6",
@@ -637,6 +680,19 @@ export interface components {
         ReleaseBody: {
             /** @description The mutation's request id, unique across the ledger and sent upstream as request_id; or the Idempotency-Key header. Repeating it replays the stored answer. */
             requestId?: string;
+        };
+        /**
+         * @example {
+         *       "requestId": "release-2026-12-01-a5",
+         *       "campaignId": "camp-2026-q4",
+         *       "released": true
+         *     }
+         */
+        ReleasedAnswer: {
+            requestId: string;
+            campaignId: string;
+            /** @enum {boolean} */
+            released: true;
         };
         /**
          * @example {
@@ -770,6 +826,18 @@ export interface components {
             project?: string;
         };
         /**
+         * @example {
+         *       "requestId": "submit-2026-12-01-a3",
+         *       "taskId": "task-7f3c2a91",
+         *       "state": "submitted"
+         *     }
+         */
+        SubmittedAnswer: {
+            requestId: string;
+            taskId: string;
+            state: components["schemas"]["TaskState"];
+        };
+        /**
          * @description A completed state is an attempt outcome, never proof the mission was accepted.
          * @example {
          *       "taskId": "task-7f3c2a91",
@@ -823,7 +891,7 @@ export interface components {
         TaskProjection: {
             taskId: string;
             contextId: string | null;
-            state: string;
+            state: components["schemas"]["TaskState"];
             /** @enum {string} */
             outcomeScope: "attempt";
             supervisor: {
@@ -863,6 +931,11 @@ export interface components {
             }[];
             artifactsTruncated: boolean;
         };
+        /**
+         * @description The task's A2A state, in A2A v0.3's names whichever protocol version the remote speaks (v1.0's TASK_STATE_WORKING is working). unknown: a state the remote named that is none of the others. completed is an attempt outcome, never proof the mission was accepted.
+         * @enum {string}
+         */
+        TaskState: "submitted" | "working" | "input-required" | "completed" | "canceled" | "failed" | "rejected" | "auth-required" | "unknown";
         UnresolvedRequestList: {
             requests: components["schemas"]["Request"][];
             /** @description pass it as cursor for the next page; null when this page is the last */
@@ -1697,7 +1770,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote granted the lease: the caller is the campaign's controller until lease.expiresAt, at lease.epoch. A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
+            /** @description The remote granted the lease: the caller is the campaign's controller until lease.expiresAt, at lease.epoch. A request id whose ambiguous outcome was since resolved answers its Request record instead (the one of the three with `caller`; its state applied or not_applied); an applied one whose record retention pruned, its PrunedAnswer (`pruned: true`). The typed client's mutationResult() tells the three apart. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -1705,11 +1778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        requestId: string;
-                        campaignId: string;
-                        lease: components["schemas"]["Lease"];
-                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
+                    "application/json": components["schemas"]["LeaseAnswer"] | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
@@ -1867,7 +1936,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote renewed the lease and read_control shows exactly the renewed lease. A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
+            /** @description The remote renewed the lease and read_control shows exactly the renewed lease. A request id whose ambiguous outcome was since resolved answers its Request record instead (the one of the three with `caller`; its state applied or not_applied); an applied one whose record retention pruned, its PrunedAnswer (`pruned: true`). The typed client's mutationResult() tells the three apart. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -1875,11 +1944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        requestId: string;
-                        campaignId: string;
-                        lease: components["schemas"]["Lease"];
-                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
+                    "application/json": components["schemas"]["LeaseAnswer"] | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
@@ -2057,7 +2122,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote released the lease: the campaign has no controller. A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
+            /** @description The remote released the lease: the campaign has no controller. A request id whose ambiguous outcome was since resolved answers its Request record instead (the one of the three with `caller`; its state applied or not_applied); an applied one whose record retention pruned, its PrunedAnswer (`pruned: true`). The typed client's mutationResult() tells the three apart. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -2065,12 +2130,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        requestId: string;
-                        campaignId: string;
-                        /** @enum {boolean} */
-                        released: true;
-                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
+                    "application/json": components["schemas"]["ReleasedAnswer"] | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
@@ -2247,7 +2307,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A replay of a request id whose ambiguous outcome was since resolved: its Request record. */
+            /** @description A replay of a request id whose ambiguous outcome was since resolved: its Request record (state applied or not_applied). The typed client's mutationResult() tells it from the 202 answers. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -2258,7 +2318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Request"];
                 };
             };
-            /** @description The remote accepted the work as a task, which is now the campaign's bound task (the one cancel targets); follow it with GET /v1/tasks/{taskId}. A replay of a submission whose record retention pruned answers its PrunedAnswer. */
+            /** @description The remote accepted the work as a task, which is now the campaign's bound task (the one cancel targets); follow it with GET /v1/tasks/{taskId}. A replay of a submission whose record retention pruned answers its PrunedAnswer (`pruned: true`). */
             202: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -2266,12 +2326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PrunedAnswer"] | {
-                        requestId: string;
-                        taskId: string;
-                        /** @description The task's A2A state as the remote answered the submission. */
-                        state: string;
-                    };
+                    "application/json": components["schemas"]["PrunedAnswer"] | components["schemas"]["SubmittedAnswer"];
                 };
             };
             /**
@@ -2448,7 +2503,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote accepted the intervention. A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
+            /** @description The remote accepted the intervention. A request id whose ambiguous outcome was since resolved answers its Request record instead (the one of the three with `caller`; its state applied or not_applied); an applied one whose record retention pruned, its PrunedAnswer (`pruned: true`). The typed client's mutationResult() tells the three apart. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -2456,12 +2511,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        requestId: string;
-                        campaignId: string;
-                        /** @enum {boolean} */
-                        accepted: true;
-                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
+                    "application/json": components["schemas"]["AcceptedAnswer"] | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
@@ -2638,7 +2688,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote canceled the campaign's bound task; state is the task's state as the remote answered the cancel. A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
+            /** @description The remote canceled the campaign's bound task; state is the task's state as the remote answered the cancel. A request id whose ambiguous outcome was since resolved answers its Request record instead (the one of the three with `caller`; its state applied or not_applied); an applied one whose record retention pruned, its PrunedAnswer (`pruned: true`). The typed client's mutationResult() tells the three apart. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -2646,12 +2696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        requestId: string;
-                        campaignId: string;
-                        taskId: string;
-                        state: string;
-                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
+                    "application/json": components["schemas"]["CanceledAnswer"] | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
@@ -2829,7 +2874,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The remote granted the admin the lease at a higher epoch: every record of the campaign under a lower epoch can no longer apply, and may be acknowledged assume_not_applied (a cancel still after its deadline). A request id whose ambiguous outcome was since resolved answers its Request record instead; an applied one whose record retention pruned, its PrunedAnswer. */
+            /** @description The remote granted the admin the lease at a higher epoch: every record of the campaign under a lower epoch can no longer apply, and may be acknowledged assume_not_applied (a cancel still after its deadline). A request id whose ambiguous outcome was since resolved answers its Request record instead (the one of the three with `caller`; its state applied or not_applied); an applied one whose record retention pruned, its PrunedAnswer (`pruned: true`). The typed client's mutationResult() tells the three apart. */
             200: {
                 headers: {
                     /** @description Present when this is the stored answer of an earlier request with the same request id: nothing was sent again. */
@@ -2837,11 +2882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        requestId: string;
-                        campaignId: string;
-                        lease: components["schemas"]["Lease"];
-                    } | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
+                    "application/json": components["schemas"]["LeaseAnswer"] | components["schemas"]["Request"] | components["schemas"]["PrunedAnswer"];
                 };
             };
             /**
