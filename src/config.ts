@@ -169,7 +169,7 @@ export interface Config {
   /** the embedded simulator's faults from the start and a submission's time to `completed` */
   simulatorOptions: SimulatorEnvOptions
   upstream: UpstreamConfig
-  /** undefined outside production when no callers are configured: a dev token is generated */
+  /** undefined when no static callers are configured: outside production a dev token is generated; in production the callers are JWT callers alone */
   callers: Caller[] | undefined
   /** GATEWAY_CALLERS_FILE's path when the callers came from it: re-read on SIGHUP and on change */
   callersFile: string | undefined
@@ -333,7 +333,8 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     const missing: string[] = []
     if (e.OPENOPERATOR_URL === undefined && fine('OPENOPERATOR_URL')) missing.push('OPENOPERATOR_URL')
     if (secret === undefined && !problems.some((p) => p.startsWith('SPYNEL_AGENT_ZERO_API_KEY'))) missing.push('SPYNEL_AGENT_ZERO_API_KEY (or SPYNEL_AGENT_ZERO_API_KEY_FILE)')
-    if (callers === undefined && !problems.some((p) => p.startsWith('GATEWAY_CALLERS'))) missing.push('GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE)')
+    // the callers: static ones, JWT callers from an identity provider, or both (docs/design.md#production)
+    if (callers === undefined && jwt === undefined && !problems.some((p) => p.startsWith('GATEWAY_CALLERS'))) missing.push('GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE), or JWT callers (GATEWAY_JWT_*)')
     if (e.GATEWAY_LEDGER_URL === undefined && fine('GATEWAY_LEDGER_URL')) missing.push('GATEWAY_LEDGER_URL')
     for (const m of missing) problems.push(`${m}: required when NODE_ENV=production`)
   } else if (e.OPENOPERATOR_URL !== undefined && secret === undefined) {

@@ -1,6 +1,7 @@
 // The pino logger (docs/design.md#logging): credentials are redacted by path, and as a last line of
 // defence every serialised line is scrubbed of the upstream secret and the caller tokens
 // the process knows, in every form the secret guard knows, whatever object carried them.
+import { createRequire } from 'node:module'
 import pino, { type Logger } from 'pino'
 import { RequestListQuerySchema, UnresolvedQuerySchema } from '../schemas/control.js'
 import { secretMatcher, type SecretMatcher } from './secret-match.js'
@@ -13,6 +14,20 @@ export interface LoggerOptions {
   destination?: pino.DestinationStream
   /** fields added to every line: the active span's `traceId` when tracing is on (src/tracing/log.ts) */
   mixin?: () => object
+}
+
+/**
+ * pino-pretty is a development dependency (docs/design.md#logging): a production install
+ * (`npm ci --omit=dev`, the image) has none, and a terminal there gets the JSON lines. Resolved,
+ * never loaded, here: pino loads it in its transport's worker.
+ */
+function prettyInstalled (): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty')
+    return true
+  } catch {
+    return false
+  }
 }
 
 const REDACT = [
@@ -146,7 +161,7 @@ export function createLogger (o: LoggerOptions): Logger {
   }
   const logger = o.destination !== undefined
     ? pino(options, o.destination)
-    : o.pretty === true
+    : o.pretty === true && prettyInstalled()
       ? pino({ ...options, transport: { target: 'pino-pretty', options: { destination: 1 } } })
       : pino(options, pino.destination(1))
   Object.defineProperty(logger, SCRUB, { value: scrub })

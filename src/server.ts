@@ -123,6 +123,9 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
     })
   } else if (config.callers !== undefined) {
     callers = config.callers
+  } else if (config.production) {
+    // JWT callers alone (loadConfig refuses production with neither): no static caller, no token
+    callers = []
   } else {
     devToken = `dev-${randomBytes(24).toString('base64url')}`
     callers = [{ name: 'dev', tokenSha256: sha256Hex(devToken), scopes: ['read', 'control', 'admin'], controllerId: 'dev' }]

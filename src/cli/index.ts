@@ -75,7 +75,7 @@ async function start (args: string[]): Promise<void> {
 async function simulator (args: string[]): Promise<void> {
   await noArguments('simulator', args)
   const { SIMULATOR_PROFILES } = await import('../config.js')
-  const { SIMULATOR_PROTOCOLS, simulatorEnvOptions, startSimulator } = await import('../simulator/index.js')
+  const { DEFAULT_SOURCE_SHA, SIMULATOR_PROTOCOLS, simulatorEnvOptions, startSimulator } = await import('../simulator/index.js')
   const port = Number(process.env.SIMULATOR_PORT ?? process.env.PORT ?? 8090)
   const secret = process.env.SIMULATOR_SECRET ?? process.env.SPYNEL_AGENT_ZERO_API_KEY
   const profile = process.env.SIMULATOR_PROFILE ?? 'openoperator'
@@ -99,6 +99,11 @@ async function simulator (args: string[]): Promise<void> {
   const sim = await startSimulator({ host: process.env.HOST ?? '127.0.0.1', port, secret, profile: profile as typeof SIMULATOR_PROFILES[number], protocol: protocol as typeof SIMULATOR_PROTOCOLS[number], faults, campaignControl })
   console.log(`simulator (${profile}) listening on ${sim.url}; JSON-RPC at ${sim.url}/a2a/${secret === undefined ? ' (no auth)' : ''}`)
   console.log(`faults in force: ${faults.length === 0 ? 'none' : faults.map((f) => f.text).join(',')}; set, list or clear them from this machine: ${sim.url}/_sim/faults`)
+  // the commit qualify expects is the simulator's fixed one: printed so nobody has to find it
+  // (docs/operating.md#simulator); a real deployment's comes from its repository, never from itself
+  console.log(secret === undefined
+    ? 'to qualify it, start it with SIMULATOR_SECRET set: qualification needs a credential'
+    : `qualify it: OPENOPERATOR_URL=${sim.url} SPYNEL_AGENT_ZERO_API_KEY=<SIMULATOR_SECRET> EXPECTED_SOURCE_SHA=${DEFAULT_SOURCE_SHA} npm run qualify`)
   closeWithGrace({ delay: 5_000 }, async () => { await sim.close() })
 }
 

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_SOURCE_SHA, startSimulator, type Simulator } from '../../src/simulator/index.js'
+import { waitFor } from '../helpers/child.js'
 import { expectOnlyReads } from './helpers.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -62,5 +63,36 @@ describe('the qualify subcommand of the bin', () => {
     expect(r.code, r.err).toBe(0)
     expect(r.out.trim().split('\n')).toHaveLength(28)
     expect(r.out).toMatch(/^SKIP campaign_control: .*the card advertises urn:openoperator:campaign-control:v1/m)
+  }, 60_000)
+
+  // docs/operating.md#simulator: nobody has to find the simulator's commit
+  it('`simulator` prints the qualify line, its SHA included, and that line passes; without a secret it says one is needed', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'simulator'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SIMULATOR_SECRET: SECRET, SIMULATOR_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    try {
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => { out += d.toString() })
+      const line = await waitFor(() => /^qualify it: (.+) npm run qualify$/m.exec(out)?.[1], 15_000, 'the qualify line')
+      expect(out).not.toContain(SECRET)
+      const env = Object.fromEntries(line.split(' ').map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]))
+      expect(env).toEqual({ OPENOPERATOR_URL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), SPYNEL_AGENT_ZERO_API_KEY: '<SIMULATOR_SECRET>', EXPECTED_SOURCE_SHA: DEFAULT_SOURCE_SHA })
+      const r = await run([process.execPath, '--import', 'tsx', 'src/cli/index.ts', 'qualify'], { ...env, SPYNEL_AGENT_ZERO_API_KEY: SECRET }, 15_000)
+      expect(r.code, r.err).toBe(0)
+      expect(r.out).toContain('PASS source_sha')
+    } finally {
+      child.kill('SIGKILL')
+    }
+    const open = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'simulator'], { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, SIMULATOR_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    try {
+      let out = ''
+      open.stdout.on('data', (d: Buffer) => { out += d.toString() })
+      await waitFor(() => out.includes('to qualify it, start it with SIMULATOR_SECRET set') ? true : undefined, 15_000, 'the no-secret line')
+      expect(out).not.toMatch(/EXPECTED_SOURCE_SHA/)
+    } finally {
+      open.kill('SIGKILL')
+    }
   }, 60_000)
 })

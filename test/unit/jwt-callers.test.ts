@@ -57,10 +57,21 @@ describe('GATEWAY_JWT_* configuration', () => {
     expect(problems({ ...FILE_BASE, GATEWAY_JWT_JWKS_FILE: '/missing.json' })).toEqual(['GATEWAY_JWT_JWKS_FILE: cannot be read'])
   })
 
-  it('in production GATEWAY_CALLERS stays required beside JWT callers (CONTRACT.md §11)', () => {
+  // docs/design.md#production: "the callers" are static callers, JWT callers, or both
+  it('in production JWT callers alone are the callers; with neither, the start is refused, naming both', () => {
     const prod = { NODE_ENV: 'production', OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 'a-random-upstream-secret-0123456789', GATEWAY_LEDGER_URL: 'sqlite:/data/l.db' }
-    expect(problems({ ...prod, ...BASE })).toEqual(['GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE): required when NODE_ENV=production'])
+    const jwtOnly = loadConfig({ ...prod, ...BASE })
+    expect(jwtOnly.callers).toBeUndefined()
+    expect(jwtOnly.jwt?.issuer).toBe('https://idp.example')
+    expect(loadConfig({ ...prod, ...FILE_BASE, GATEWAY_JWT_JWKS_FILE: '/keys.json' }, { readFile: () => JWKS }).jwt?.jwks).toMatchObject({ file: '/keys.json' })
     expect(problems({ ...prod, ...BASE, GATEWAY_CALLERS: JSON.stringify([{ name: 'ops', tokenSha256: 'a'.repeat(64), scopes: ['admin'] }]) })).toEqual([])
+    expect(problems(prod)).toEqual(['GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE), or JWT callers (GATEWAY_JWT_*): required when NODE_ENV=production'])
+    // JWT callers half configured are no callers: their own problems are named, and the callers' too
+    expect(problems({ ...prod, GATEWAY_JWT_ISSUER: 'https://idp.example' })).toEqual([
+      'GATEWAY_JWT_AUDIENCE: required when JWT callers are configured',
+      expect.stringMatching(/^GATEWAY_JWT_JWKS_URL, GATEWAY_JWT_JWKS_FILE: set exactly one/),
+      'GATEWAY_CALLERS (or GATEWAY_CALLERS_FILE), or JWT callers (GATEWAY_JWT_*): required when NODE_ENV=production'
+    ])
   })
 })
 
