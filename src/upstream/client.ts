@@ -121,9 +121,8 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   const rpcHeaders: Record<string, string> = Object.freeze({ 'content-type': 'application/json', accept: 'application/json', ...authHeaders })
   /** the credential last, over any header of the same name a caller gave */
   const withAuth = (base: Record<string, string>, extra: Record<string, string> | undefined): Record<string, string> => {
-    if (extra === undefined) return base
-    for (const _ in extra) return { ...base, ...extra, ...authHeaders }
-    return base
+    if (extra === undefined || Object.keys(extra).length === 0) return base
+    return { ...base, ...extra, ...authHeaders }
   }
 
   /** `headers` complete, the credential included (rpcHeaders, withAuth) */
