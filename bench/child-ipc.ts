@@ -7,6 +7,7 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { GCProfiler, getHeapStatistics } from 'node:v8'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** BENCH_BUILD_DIR: another place for it (two checkouts sharing one node_modules, measured side by side); packages must resolve from there */
@@ -22,13 +23,45 @@ export function buildChildren (): void {
 
 export type ParentMessage = { type: 'stats' } | { type: 'reset' } | { type: 'close' }
 /** `uptimeMs`: the child's performance.now(), to align its own records (bench/stall-probe.ts) with the parent's phases */
-export interface ChildStats { cpuUs: number; rss: number; peakRss: number; heapUsed: number; uptimeMs: number; calls: Record<string, number> }
+export interface ChildStats { cpuUs: number; rss: number; peakRss: number; heapUsed: number; uptimeMs: number; calls: Record<string, number>; gc: GcTotals }
+
+/** the child's garbage collection since it started: bytes allocated on the V8 heap, collections by kind, time in them */
+export interface GcTotals { allocatedBytes: number; scavenges: number; markCompacts: number; gcMs: number }
+
+/**
+ * Running totals from V8's GCProfiler (one per interval between two reads): the bytes allocated
+ * are the heap's growth between collections — what each collection found in use before it, less
+ * what the one before left — plus the growth since the last one.
+ */
+function gcTotals (): () => GcTotals {
+  const totals: GcTotals = { allocatedBytes: 0, scavenges: 0, markCompacts: 0, gcMs: 0 }
+  let profiler = new GCProfiler()
+  profiler.start()
+  let lastUsed = getHeapStatistics().used_heap_size
+  return () => {
+    const data = profiler.stop()
+    profiler = new GCProfiler()
+    profiler.start()
+    for (const g of data?.statistics ?? []) {
+      totals.allocatedBytes += Math.max(0, g.beforeGC.heapStatistics.usedHeapSize - lastUsed)
+      lastUsed = g.afterGC.heapStatistics.usedHeapSize
+      if (g.gcType === 'Scavenge' || g.gcType === 'MinorMarkSweep' || g.gcType === 'MinorMarkCompact') totals.scavenges++
+      else if (g.gcType === 'MarkSweepCompact') totals.markCompacts++
+      totals.gcMs += g.cost / 1000
+    }
+    const used = getHeapStatistics().used_heap_size
+    totals.allocatedBytes += Math.max(0, used - lastUsed)
+    lastUsed = used
+    return { ...totals }
+  }
+}
 export type ChildMessage = { type: 'ready'; url: string } | ({ type: 'stats' } & ChildStats)
 
 /** in the child: answer the parent; `calls` reports what the child counts (upstream calls by method) */
 export function serveParent (url: string, close: () => Promise<void>, calls: () => Record<string, number> = () => ({})): void {
   if (process.send === undefined) throw new Error('forked by bench/compare.ts only (IPC required)')
   let peak = process.memoryUsage.rss()
+  const gc = gcTotals()
   const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()) }, 50)
   sampler.unref()
   let closing = false
@@ -44,7 +77,7 @@ export function serveParent (url: string, close: () => Promise<void>, calls: () 
       const cpu = process.cpuUsage()
       const rss = process.memoryUsage.rss()
       peak = Math.max(peak, rss)
-      const msg: ChildMessage = { type: 'stats', cpuUs: cpu.user + cpu.system, rss, peakRss: peak, heapUsed: process.memoryUsage().heapUsed, uptimeMs: performance.now(), calls: calls() }
+      const msg: ChildMessage = { type: 'stats', cpuUs: cpu.user + cpu.system, rss, peakRss: peak, heapUsed: process.memoryUsage().heapUsed, uptimeMs: performance.now(), calls: calls(), gc: gc() }
       process.send?.(msg)
     } else if (m.type === 'reset') {
       peak = process.memoryUsage.rss()

@@ -138,9 +138,11 @@ export interface Row {
   /** peak RSS of the process under test during the row, bytes */
   peakRss?: number
   logBytesPerReq?: number
+  /** the process under test's V8 heap: bytes allocated per answered request, and per 10,000 answers the scavenges, mark-compacts and ms in GC */
+  gc?: { bytesPerReq: number; scavengesPer10k: number; markCompactsPer10k: number; gcMsPer10k: number }
 }
 
-interface Probe { stats: () => Promise<{ cpuUs: number; peakRss: number } | undefined>; reset: () => void }
+interface Probe { stats: () => Promise<{ cpuUs: number; peakRss: number; gc?: ChildStats['gc'] } | undefined>; reset: () => void }
 const childProbe = (c: Child): Probe => ({ stats: async () => await c.stats(), reset: () => { c.reset() } })
 const nginxProbe = (n: Nginx): Probe => {
   let peak = 0
@@ -181,6 +183,15 @@ export async function measure (o: {
   if (p0 !== undefined && p1 !== undefined) {
     row.proxyCpuUsPerReq = (p1.cpuUs - p0.cpuUs) / Math.max(1, answered)
     row.peakRss = p1.peakRss
+    if (p0.gc !== undefined && p1.gc !== undefined) {
+      const per = Math.max(1, answered)
+      row.gc = {
+        bytesPerReq: (p1.gc.allocatedBytes - p0.gc.allocatedBytes) / per,
+        scavengesPer10k: (p1.gc.scavenges - p0.gc.scavenges) * 10_000 / per,
+        markCompactsPer10k: (p1.gc.markCompacts - p0.gc.markCompacts) * 10_000 / per,
+        gcMsPer10k: (p1.gc.gcMs - p0.gc.gcMs) * 10_000 / per
+      }
+    }
   }
   if (o.log !== undefined) row.logBytesPerReq = (size(o.log) - l0) / Math.max(1, answered)
   const r = result
@@ -188,10 +199,15 @@ export async function measure (o: {
     `2xx ${r.ok} non-2xx ${r.non2xx} errors ${r.errors}  upstream ${calls}` +
     (row.proxyCpuUsPerReq !== undefined ? `  cpu ${row.proxyCpuUsPerReq.toFixed(0)} µs/req` : '') +
     (row.peakRss !== undefined ? `  peak RSS ${(row.peakRss / MiB).toFixed(0)} MiB` : '') +
+    (row.gc !== undefined ? `  alloc ${gcCell(row.gc)}` : '') +
     (r.sendLagP99 !== undefined ? `  send lag p99 ${us(r.sendLagP99)} max ${us(r.sendLagMax ?? 0)}` : '') +
     (r.firstFailure !== undefined ? `  first failure: ${r.firstFailure}` : ''))
   return row
 }
+
+/** KB allocated per request · scavenges / mark-compacts / GC ms per 10k requests */
+const gcCell = (g: NonNullable<Row['gc']>): string =>
+  `${(g.bytesPerReq / 1024).toFixed(1)} KB · ${g.scavengesPer10k.toFixed(1)} / ${g.markCompactsPer10k.toFixed(1)} / ${g.gcMsPer10k.toFixed(0)} ms`
 
 export const us = (v: number): string => v >= 10_000 ? `${(v / 1000).toFixed(1)} ms` : `${v} µs`
 
@@ -228,14 +244,14 @@ export function table (rows: Row[]): string {
     return ''
   }
   const lines = [
-    '| row | load | req/s | ratio | p50 | p99 | p99.9 | max | non-2xx | upstream calls | CPU µs/req (proxy · upstream) | peak RSS | log B/req |',
-    '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
+    '| row | load | req/s | ratio | p50 | p99 | p99.9 | max | non-2xx | upstream calls | CPU µs/req (proxy · upstream) | peak RSS | log B/req | heap KB/req · scavenges / mark-compacts / GC ms per 10k |',
+    '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
   ]
   for (const r of rows) {
     const res = r.result
     const callsPerAnswer = res.ok > 0 ? ` (${(r.upstreamCalls / res.ok).toFixed(3)}/answer)` : ''
     lines.push(`| ${r.name} | ${r.load} | ${res.rps.toFixed(0)} | ${ratio(r)} | ${us(res.p50)} | ${us(res.p99)} | ${us(res.p999)} | ${us(res.max)} | ${res.non2xx + res.errors} | ${r.upstreamCalls}${callsPerAnswer} | ` +
-      `${r.proxyCpuUsPerReq !== undefined ? r.proxyCpuUsPerReq.toFixed(0) : '—'} · ${r.upstreamCpuUsPerCall.toFixed(0)} | ${r.peakRss !== undefined ? `${(r.peakRss / MiB).toFixed(0)} MiB` : '—'} | ${r.logBytesPerReq !== undefined ? r.logBytesPerReq.toFixed(0) : '—'} |`)
+      `${r.proxyCpuUsPerReq !== undefined ? r.proxyCpuUsPerReq.toFixed(0) : '—'} · ${r.upstreamCpuUsPerCall.toFixed(0)} | ${r.peakRss !== undefined ? `${(r.peakRss / MiB).toFixed(0)} MiB` : '—'} | ${r.logBytesPerReq !== undefined ? r.logBytesPerReq.toFixed(0) : '—'} | ${r.gc !== undefined ? gcCell(r.gc) : '—'} |`)
   }
   return lines.join('\n')
 }
