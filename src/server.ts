@@ -3,6 +3,7 @@
 // The dev start (docs/design.md#embedded-default-and-simulator) runs the simulator in-process on
 // loopback with a random secret and prints one generated all-scopes token.
 import { randomBytes } from 'node:crypto'
+import { getHeapStatistics } from 'node:v8'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp, type GatewayApp } from './app.js'
@@ -92,12 +93,27 @@ export function buildMetricsServer (metrics: GatewayMetrics, cacheMs = METRICS_C
   return server
 }
 
+const MiB = 1024 * 1024
+
+/**
+ * Whether the V8 heap holds the body budget's answers (docs/design.md#hot-path): each held answer
+ * lives on it as text and parsed objects, about four times its bytes; five times the budget plus
+ * 128 MiB of baseline is the margin asked. The problem, in words, or undefined.
+ */
+export function heapBudgetProblem (heapLimitBytes: number, budgetBytes: number): string | undefined {
+  const needed = 5 * budgetBytes + 128 * MiB
+  if (heapLimitBytes >= needed) return undefined
+  return `GATEWAY_TASK_BODY_BUDGET_BYTES (${Math.round(budgetBytes / MiB)} MiB) needs a V8 heap of at least ${Math.ceil(needed / MiB)} MiB and this process has ${Math.floor(heapLimitBytes / MiB)} MiB: large task answers could exhaust it; start node with --max-old-space-size=${Math.ceil(needed / MiB)} or lower the budget`
+}
+
 export async function startGatewayServer (base: Config, opts: StartOptions = {}): Promise<RunningGateway> {
   const secrets = new Set<string>()
   // once per process, before the logger: its lines carry the trace id (docs/design.md#tracing)
   const tracing = base.tracing ? await startTracing() : undefined
   const logger = opts.logger ?? createLogger({ level: base.logLevel, secrets, pretty: process.stdout.isTTY && !base.production, mixin: tracing?.logMixin })
   for (const w of base.warnings) logger.warn(w)
+  const heapProblem = heapBudgetProblem(getHeapStatistics().heap_size_limit, base.upstream.bodyBudgetBytes)
+  if (heapProblem !== undefined) logger.warn(heapProblem)
 
   let config = base
   let simulator: Simulator | undefined

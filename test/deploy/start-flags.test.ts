@@ -6,6 +6,10 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { heapBudgetProblem } from '../../src/server.js'
+import { DEFAULT_BODY_BUDGET_BYTES } from '../../src/upstream/client.js'
+
+const MiB = 1024 * 1024
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const ENTRY = 'dist/src/cli/index.js'
@@ -23,6 +27,15 @@ describe('start flags', () => {
     expect(cmd).toContain(ENTRY)
     expect(flagsBefore(cmd)).toEqual(flagsBefore(start))
     expect(flagsBefore(start)).toContain('--max-semi-space-size=4')
+  })
+
+  it('the old generation holds the default body budget\'s answers (docs/design.md#hot-path)', () => {
+    const flag = flagsBefore(start).find((f) => f.startsWith('--max-old-space-size='))
+    expect(flag).toBeDefined()
+    const heapMiB = Number(flag!.split('=')[1])
+    // what bodyBudgetFitsHeap asks of it, for the default budget
+    expect(heapBudgetProblem(heapMiB * MiB, DEFAULT_BODY_BUDGET_BYTES)).toBeUndefined()
+    expect(heapBudgetProblem(heapMiB * MiB, 2 * DEFAULT_BODY_BUDGET_BYTES)).toMatch(/--max-old-space-size/)
   })
 
   it('this Node accepts them', () => {
