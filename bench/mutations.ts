@@ -21,6 +21,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance, type EventLoopUtilization } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import { GCProfiler, getHeapStatistics } from 'node:v8'
 import { Pool } from 'undici'
 import pg from 'pg'
 import { loadConfig } from '../src/config.js'
@@ -185,6 +186,8 @@ interface Phase {
   elu: EventLoopUtilization | undefined
   /** CPU time of this process over the phase, ms */
   cpuMs: number
+  /** V8 heap bytes this process allocated over the phase (GCProfiler: the growth between collections), and its collections */
+  heap: { allocated: number; scavenges: number; markCompacts: number }
 }
 
 let seq = 0
@@ -192,7 +195,10 @@ const okIds = new Set<string>()
 const sentIds: string[] = []
 
 async function runPhase (name: string, concurrency: number, durationSeconds: number): Promise<Phase> {
-  const p: Phase = { name, concurrency, elapsedMs: 0, ok: 0, byStatus: new Map(), errors: 0, latencies: [], sampleFailure: undefined, elu: undefined, cpuMs: 0 }
+  const p: Phase = { name, concurrency, elapsedMs: 0, ok: 0, byStatus: new Map(), errors: 0, latencies: [], sampleFailure: undefined, elu: undefined, cpuMs: 0, heap: { allocated: 0, scavenges: 0, markCompacts: 0 } }
+  const profiler = new GCProfiler()
+  profiler.start()
+  const used0 = getHeapStatistics().used_heap_size
   const elu0 = performance.eventLoopUtilization()
   const cpu0 = process.cpuUsage()
   const start = performance.now()
@@ -224,6 +230,14 @@ async function runPhase (name: string, concurrency: number, durationSeconds: num
   p.elu = performance.eventLoopUtilization(elu0)
   const cpu = process.cpuUsage(cpu0)
   p.cpuMs = (cpu.user + cpu.system) / 1000
+  let last = used0
+  for (const g of profiler.stop()?.statistics ?? []) {
+    p.heap.allocated += Math.max(0, g.beforeGC.heapStatistics.usedHeapSize - last)
+    last = g.afterGC.heapStatistics.usedHeapSize
+    if (g.gcType === 'MarkSweepCompact') p.heap.markCompacts++
+    else if (g.gcType === 'Scavenge') p.heap.scavenges++
+  }
+  p.heap.allocated += Math.max(0, getHeapStatistics().used_heap_size - last)
   return p
 }
 
@@ -281,7 +295,8 @@ const line = (p: Phase): string => {
   const other = [...p.byStatus].map(([s, n]) => `${s}:${n}`).join(' ') || '0'
   return `${p.name.padEnd(10)} ${String(p.concurrency).padStart(2)} in flight  ${(p.elapsedMs / 1000).toFixed(1).padStart(4)} s  ${rate.toFixed(0).padStart(6)} mutations/s  ` +
     `p50 ${fmtMs(pct(sorted, 0.5))} ms  p99 ${fmtMs(pct(sorted, 0.99))} ms  max ${fmtMs(sorted.at(-1))} ms  200 ${p.ok}  non-200 ${other}  errors ${p.errors}  ` +
-    `event loop ${((p.elu?.utilization ?? 0) * 100).toFixed(0)}% busy, CPU ${((p.cpuMs / p.elapsedMs) * 100).toFixed(0)}%`
+    `event loop ${((p.elu?.utilization ?? 0) * 100).toFixed(0)}% busy, CPU ${((p.cpuMs / p.elapsedMs) * 100).toFixed(0)}%, ` +
+    `${(p.cpuMs * 1000 / Math.max(1, p.ok + p.errors)).toFixed(0)} µs and ${(p.heap.allocated / 1024 / Math.max(1, p.ok + p.errors)).toFixed(0)} KB heap per mutation (gateway and generator), ${p.heap.scavenges} scavenges ${p.heap.markCompacts} mark-compacts`
 }
 
 console.log(`\nnode ${process.version}, mutations (POST /v1/campaigns/:c/interventions), ${CAMPAIGNS} campaigns claimed, unique request id per request`)
