@@ -26,7 +26,7 @@ export default fp<UpstreamPluginOptions>(async (app, opts) => {
     // the root logger is the pino instance buildApp was given
     logger: (app.log as Logger).child({ component: 'upstream' }),
     observe: (op, outcome, seconds) => {
-      metrics.upstreamRequests.inc({ rpc_method: op, outcome })
+      metrics.countUpstream(op, outcome)
       metrics.upstreamDuration.observe({ rpc_method: op }, seconds)
     }
   })

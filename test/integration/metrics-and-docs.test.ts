@@ -5,6 +5,25 @@ import { it } from '../helpers/fixtures.js'
 import { call } from '../helpers/http.js'
 
 describe('metrics', () => {
+  it('request and upstream counts handed over at each scrape add up: every request once, none twice', async ({ startPair }) => {
+    const { gw } = await startPair({ sim: { profile: 'fasta2a' } })
+    const count = (text: string, re: RegExp): number => Number(re.exec(text)?.[1] ?? 0)
+    const served = /gateway_http_requests_total\{route="\/v1\/supervisor\/health",method="GET",status="200"\} (\d+)/
+    const upstream = /gateway_upstream_requests_total\{rpc_method="supervisor.health",outcome="ok"\} (\d+)/
+    for (let i = 0; i < 3; i++) expect((await call(`${gw.url}/v1/supervisor/health`, { token: gw.tokens.reader })).status).toBe(200)
+    const first = (await call(`${gw.metricsUrl}/metrics`)).text
+    expect(count(first, served)).toBe(3)
+    expect(count(first, upstream)).toBe(3)
+    for (let i = 0; i < 2; i++) expect((await call(`${gw.url}/v1/supervisor/health`, { token: gw.tokens.reader })).status).toBe(200)
+    // past the exposition's one-second cache (src/server.ts)
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    const second = (await call(`${gw.metricsUrl}/metrics`)).text
+    expect(count(second, served)).toBe(5)
+    expect(count(second, upstream)).toBe(5)
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    expect(count((await call(`${gw.metricsUrl}/metrics`)).text, served)).toBe(5)
+  })
+
   it('exposes the contract families with bounded labels', async ({ startPair }) => {
     const { gw } = await startPair({ sim: { profile: 'fasta2a' } })
     await call(`${gw.url}/v1/tasks/task-demo-1`, { token: gw.tokens.reader })
