@@ -33,7 +33,7 @@ export interface GcTotals { allocatedBytes: number; scavenges: number; markCompa
  * are the heap's growth between collections — what each collection found in use before it, less
  * what the one before left — plus the growth since the last one.
  */
-function gcTotals (): () => GcTotals {
+export function gcTotals (): () => GcTotals {
   const totals: GcTotals = { allocatedBytes: 0, scavenges: 0, markCompacts: 0, gcMs: 0 }
   let profiler = new GCProfiler()
   profiler.start()

@@ -21,7 +21,6 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance, type EventLoopUtilization } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { GCProfiler, getHeapStatistics } from 'node:v8'
 import { Pool } from 'undici'
 import pg from 'pg'
 import { loadConfig } from '../src/config.js'
@@ -30,6 +29,7 @@ import { createLogger } from '../src/logger.js'
 import { sha256Hex } from '../src/caller-tokens.js'
 import { startGatewayServer } from '../src/server.js'
 import type { ChildMessage, ChildRequest } from './simulator-child.js'
+import { gcTotals } from './child-ipc.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8)
 if (!Number.isFinite(seconds) || seconds <= 0) throw new Error('BENCH_SECONDS must be a positive number')
@@ -196,9 +196,7 @@ const sentIds: string[] = []
 
 async function runPhase (name: string, concurrency: number, durationSeconds: number): Promise<Phase> {
   const p: Phase = { name, concurrency, elapsedMs: 0, ok: 0, byStatus: new Map(), errors: 0, latencies: [], sampleFailure: undefined, elu: undefined, cpuMs: 0, heap: { allocated: 0, scavenges: 0, markCompacts: 0 } }
-  const profiler = new GCProfiler()
-  profiler.start()
-  const used0 = getHeapStatistics().used_heap_size
+  const gc = gcTotals()
   const elu0 = performance.eventLoopUtilization()
   const cpu0 = process.cpuUsage()
   const start = performance.now()
@@ -230,14 +228,8 @@ async function runPhase (name: string, concurrency: number, durationSeconds: num
   p.elu = performance.eventLoopUtilization(elu0)
   const cpu = process.cpuUsage(cpu0)
   p.cpuMs = (cpu.user + cpu.system) / 1000
-  let last = used0
-  for (const g of profiler.stop()?.statistics ?? []) {
-    p.heap.allocated += Math.max(0, g.beforeGC.heapStatistics.usedHeapSize - last)
-    last = g.afterGC.heapStatistics.usedHeapSize
-    if (g.gcType === 'MarkSweepCompact') p.heap.markCompacts++
-    else if (g.gcType === 'Scavenge') p.heap.scavenges++
-  }
-  p.heap.allocated += Math.max(0, getHeapStatistics().used_heap_size - last)
+  const g = gc()
+  p.heap = { allocated: g.allocatedBytes, scavenges: g.scavenges, markCompacts: g.markCompacts }
   return p
 }
 
