@@ -38,17 +38,20 @@ function projectPart (raw: unknown): ProjectedPart | undefined {
   return undefined
 }
 
-/** the projection and its JSON, written once: each artifact's parts are stringified for the byte budget anyway */
-function project (task: A2aTask): { projection: TaskProjection; json: string } {
-  const artifacts: TaskProjection['artifacts'] = []
+/**
+ * The projection as the JSON the route answers (docs/design.md#hot-path), written as the artifact
+ * byte budget is counted: each artifact's parts are stringified for the budget anyway, and that
+ * text is the answer's, not stringified whole a second time; no projection object is built on the
+ * way. Its fields and their order are TaskProjection's (test/unit/projection.property.test.ts).
+ */
+export function projectTaskJson (task: A2aTask): string {
   let artifactsJson = ''
   const all = task.artifacts ?? []
   let truncated = all.length > MAX_ARTIFACTS
   let budget = MAX_ARTIFACT_BYTES
   for (const raw of all.slice(0, MAX_ARTIFACTS)) {
     if (!isArtifact(raw)) continue
-    const a = raw
-    const parts = a.parts.map(projectPart).filter((p): p is ProjectedPart => p !== undefined)
+    const parts = raw.parts.map(projectPart).filter((p): p is ProjectedPart => p !== undefined)
     const partsJson = JSON.stringify(parts)
     const bytes = Buffer.byteLength(partsJson, 'utf8')
     if (bytes > budget) {
@@ -56,35 +59,10 @@ function project (task: A2aTask): { projection: TaskProjection; json: string } {
       break
     }
     budget -= bytes
-    const artifact = { artifactId: a.artifactId ?? null, name: a.name ?? null, parts }
-    artifacts.push(artifact)
-    artifactsJson += (artifactsJson === '' ? '' : ',') + '{"artifactId":' + JSON.stringify(artifact.artifactId) + ',"name":' + JSON.stringify(artifact.name) + ',"parts":' + partsJson + '}'
+    artifactsJson += (artifactsJson === '' ? '' : ',') + '{"artifactId":' + JSON.stringify(raw.artifactId ?? null) + ',"name":' + JSON.stringify(raw.name ?? null) + ',"parts":' + partsJson + '}'
   }
-  const projection: TaskProjection = {
-    taskId: task.id,
-    contextId: task.contextId ?? null,
-    // one of the A2A states the document lists; a name outside them is `unknown`, as the reader reads it
-    state: taskState(task.status.state),
-    outcomeScope: 'attempt',
-    supervisor: supervisorOf(task),
-    artifacts,
-    artifactsTruncated: truncated
-  }
-  const json = '{"taskId":' + JSON.stringify(projection.taskId) + ',"contextId":' + JSON.stringify(projection.contextId) +
-    ',"state":' + JSON.stringify(projection.state) + ',"outcomeScope":"attempt","supervisor":' + JSON.stringify(projection.supervisor) +
+  // state: one of the A2A states the document lists; a name outside them is `unknown`, as the reader reads it
+  return '{"taskId":' + JSON.stringify(task.id) + ',"contextId":' + JSON.stringify(task.contextId ?? null) +
+    ',"state":' + JSON.stringify(taskState(task.status.state)) + ',"outcomeScope":"attempt","supervisor":' + JSON.stringify(supervisorOf(task)) +
     ',"artifacts":[' + artifactsJson + '],"artifactsTruncated":' + String(truncated) + '}'
-  return { projection, json }
-}
-
-export function projectTask (task: A2aTask): TaskProjection {
-  return project(task).projection
-}
-
-/**
- * The projection as the JSON the route answers, written as the byte budget is counted
- * (docs/design.md#hot-path): the same text as `JSON.stringify(projectTask(task))`, without
- * stringifying the parts twice (test/unit/projection.property.test.ts holds the two equal).
- */
-export function projectTaskJson (task: A2aTask): string {
-  return project(task).json
 }
