@@ -65,7 +65,7 @@ export default tseslint.config(
   {
     files: ['src/simulator/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../upstream/**', '../discovery/**', '../argus/**', '../control/**', '../config*', '../errors*'], message: 'the simulator shares no wire or rule code with the gateway' }] }]
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../upstream/**', '../discovery/**', '../argus/**', '../control/**', '../config/**', '../core/errors*'], message: 'the simulator shares no wire or rule code with the gateway' }] }]
     }
   }
 )

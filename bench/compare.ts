@@ -10,7 +10,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, write
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { sha256Hex } from '../src/caller-tokens.js'
+import { sha256Hex } from '../src/callers/tokens.js'
 import { startChild, type Child, type ChildStats } from './child-ipc.js'
 import { closedLoop, openLoop, type LoadResult, type Request } from './load.js'
 import { NGINX_HINT, nginxAvailable, nginxWorkerStats, startNginx, type Nginx } from './nginx.js'

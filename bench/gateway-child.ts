@@ -3,7 +3,7 @@
 // points at a file, so the log's cost is counted and its size reported. The configuration comes
 // from the parent (BENCH_GATEWAY_ENV, JSON); BENCH_COALESCE=0 turns coalescing off (a start
 // option for the bench, not an operator setting: docs/design.md#coalescing).
-import { loadConfig, type Env } from '../src/config.js'
+import { loadConfig, type Env } from '../src/config/index.js'
 import { startGatewayServer } from '../src/server.js'
 import { serveParent } from './child-ipc.js'
 

@@ -2,7 +2,7 @@
 // (docs/design.md#secret-echo) costs per answer, in ns per check on a typical 2 KiB answer that
 // does not carry the secret (the common case: the whole text is scanned) — the raw and
 // JSON-escaped forms alone (one `includes` each, the guard before it knew encodings); every form
-// as the guard searches them now (src/secret-match.ts), also the search of an upstream answer in
+// as the guard searches them now (src/core/secret-match.ts), also the search of an upstream answer in
 // parseRpc; the same on an answer holding `%` and `&` (the escaped text forms searched too) and
 // on one holding JSON-escaped line breaks (base64 searched with them); and the alternatives each
 // choice was measured against: one alternation of all the forms (a single pass), the literals
@@ -13,7 +13,7 @@
 // not a row here. For each of several random secrets, the median of 5 runs of 20,000 checks
 // after a warm-up.
 import { randomBytes } from 'node:crypto'
-import { answerCarriesSecret, literalSearch, secretForms, secretMatcher, secretPatterns } from '../src/secret-match.js'
+import { answerCarriesSecret, literalSearch, secretForms, secretMatcher, secretPatterns } from '../src/core/secret-match.js'
 
 const RUNS = 5
 const CHECKS = Number(process.env.BENCH_GUARD_CHECKS ?? 20_000)
@@ -46,7 +46,7 @@ function nsPerCheck (check: () => boolean): number {
 const answer = typicalAnswer(2048)
 const escaped = typicalAnswer(2048, 'https://files.example/e?x=1&name=run%201')
 const broken = answer.replace(/ of /g, '\\n')
-/** the access line as src/access-log.ts writes it, ~310 bytes */
+/** the access line as src/http/access-log.ts writes it, ~310 bytes */
 const ACCESS_LINE = JSON.stringify({ level: 30, time: Date.now(), pid: 4242, hostname: 'gw-7f3a9c2e', reqId: 'b1f0e2a4-8c1d-4a55-9b0e-0c2d7d1e5f6a', req: { method: 'GET', url: '/v1/tasks/task-7f3a9c2e', route: '/v1/tasks/:taskId', remoteAddress: '10.0.3.17', remotePort: 51234 }, res: { statusCode: 200 }, responseTime: 1.734, msg: 'request completed' })
 const buffer = Buffer.from(answer)
 // the cost moves with the secret (how often its characters start a partial match): several random ones

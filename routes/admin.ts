@@ -4,7 +4,7 @@
 // subject) may bind the id. Ledger only: nothing is sent to the remote.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { GatewayError } from '../src/errors.js'
+import { GatewayError } from '../src/core/errors.js'
 import { ControllerBindingListSchema, ControllerParamsSchema, ControllerRemovedSchema } from '../schemas/admin.js'
 import { AUTHENTICATED, USES_LEDGER, WITH_PATH_PARAMS, answers } from '../schemas/responses.js'
 

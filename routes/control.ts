@@ -5,14 +5,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import { z } from 'zod'
 import type { MutationAnswer } from '../src/control/pipeline.js'
-import { validatorCompiler } from '../src/plugins/error-handler.js'
+import { validatorCompiler } from '../src/http/errors.js'
 import type { MutationOperation } from '../src/ledger/types.js'
 import {
   AcceptedAnswerSchema, CAMPAIGN_ID_EXAMPLE, EXAMPLE_REQUEST_IDS, CampaignIdSchema, CanceledAnswerSchema, ControlViewSchema, LeaseAnswerSchema,
   MUTATION_BODY_SCHEMAS, PrunedAnswerSchema, ReleasedAnswerSchema, RequestViewSchema, SubmittedAnswerSchema
 } from '../schemas/control.js'
 import { AUTHENTICATED, MUTATION, NEEDS_LEASE, UPSTREAM_READ, USES_LEDGER, WITH_PATH_PARAMS, answers, type OkAnswer } from '../schemas/responses.js'
-import type { ErrorCode } from '../src/errors.js'
+import type { ErrorCode } from '../src/core/errors.js'
 
 const Params = z.strictObject({ campaignId: CampaignIdSchema.meta({ example: CAMPAIGN_ID_EXAMPLE }) })
 /**

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { GatewayError } from '../src/errors.js'
+import { GatewayError } from '../src/core/errors.js'
 import { AUTHENTICATED, USES_LEDGER, answers } from '../schemas/responses.js'
 
 const ledger: FastifyPluginAsyncZod = async (app) => {

@@ -5,7 +5,7 @@ import { z } from 'zod'
 import type { ArgusOperation } from '../src/argus/envelope.js'
 import { ArgusReadResponseSchema } from '../schemas/rest.js'
 import { ARGUS_READ, AUTHENTICATED, answers } from '../schemas/responses.js'
-import { trustedSerializer } from '../src/trusted-serializer.js'
+import { trustedSerializer } from '../src/http/trusted-serializer.js'
 
 const ROUTES: Array<[string, ArgusOperation, string, string]> = [
   ['/v1/supervisor/health', 'supervisor.health', 'getSupervisorHealth', 'Argus supervisor health'],

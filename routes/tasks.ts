@@ -2,11 +2,11 @@
 // projected.
 import type { FastifySchemaCompiler } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { GatewayError } from '../src/errors.js'
+import { GatewayError } from '../src/core/errors.js'
 import { projectTaskJson } from '../src/tasks/projection.js'
-import { trustedSerializer } from '../src/trusted-serializer.js'
+import { trustedSerializer } from '../src/http/trusted-serializer.js'
 import { NoQuerySchema, TaskParamsSchema, TaskProjectionSchema, isNoQuery, isTaskParams } from '../schemas/task.js'
-import { validatorCompiler } from '../src/plugins/error-handler.js'
+import { validatorCompiler } from '../src/http/errors.js'
 import { AUTHENTICATED, UPSTREAM_READ, WITH_PATH_PARAMS, answers } from '../schemas/responses.js'
 
 /**

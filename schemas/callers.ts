@@ -7,7 +7,7 @@ export const ScopeSchema = z.enum(['read', 'control', 'admin'])
 export type Scope = z.infer<typeof ScopeSchema>
 
 /**
- * the prefix of every JWT caller's name (src/jwt-callers.ts): a static caller may not use it, in
+ * the prefix of every JWT caller's name (src/callers/jwt.ts): a static caller may not use it, in
  * any letter case — `JWT:ops` would read as a JWT caller's name in a log or the ledger
  */
 export const JWT_NAME_PREFIX = 'jwt:'
@@ -53,7 +53,7 @@ export const CallerSchema = z.strictObject({
 export type StaticCaller = z.infer<typeof CallerSchema>
 /**
  * An authenticated caller. `identity` is set by the authenticator alone, for a JWT caller
- * (`jwt:<iss>#<sub>`, src/jwt-callers.ts); a static caller's is its name (src/control/identity.ts).
+ * (`jwt:<iss>#<sub>`, src/callers/jwt.ts); a static caller's is its name (src/control/identity.ts).
  * Kept out of CallerSchema so that no callers file can claim another's identity.
  */
 export type Caller = StaticCaller & { readonly identity?: string }

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { MUTATION_OPERATIONS, RECORD_STATES, UNRESOLVED_STATES } from '../src/ledger/types.js'
 import { TaskStateSchema } from './a2a.js'
 
-// the messages follow the field's path (src/validation.ts): `ttlSeconds: must be between 15 and 3600`
+// the messages follow the field's path (src/core/validation.ts): `ttlSeconds: must be between 15 and 3600`
 export const CampaignIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of [A-Za-z0-9._:-]')
 export const RequestIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{8,128}$/, 'must be 8-128 characters of [A-Za-z0-9._:-]')
 const TTL_RANGE = 'must be between 15 and 3600'

@@ -3,9 +3,9 @@
 // that one declaration come the route's response schemas (the runtime serializer's) and the
 // OpenAPI document's responses, one per error status with `code` as an enum of the route's own
 // codes for that status (src/openapi/document.ts). The statuses come from the error table
-// (src/errors.ts); nothing here decides what a code means.
+// (src/core/errors.ts); nothing here decides what a code means.
 import type { z } from 'zod'
-import { ERROR_TABLE, type ErrorCode } from '../src/errors.js'
+import { ERROR_TABLE, type ErrorCode } from '../src/core/errors.js'
 import { ErrorBodySchema } from './rest.js'
 
 /** a success answer: its schema, what it means, and its media type when it is not JSON */

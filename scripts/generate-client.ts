@@ -15,7 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import openapiTS, { COMMENT_HEADER, astToString, type OpenAPI3 } from 'openapi-typescript'
 import pino from 'pino'
 import { buildApp } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
+import { loadConfig } from '../src/config/index.js'
 
 export const CLIENT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'clients', 'typescript')
 /** the generated files, relative to CLIENT_DIR */

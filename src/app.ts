@@ -6,15 +6,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify'
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Logger } from 'pino'
-import type { Config } from './config.js'
-import { AccessLog } from './access-log.js'
-import { answerNodeRefusals, countRequests, createClientErrorHandler, createFrameworkErrors, guardConnections, serverBounds, trustProxyOption } from './http-edges.js'
+import type { Config } from './config/index.js'
+import { AccessLog } from './http/access-log.js'
+import { answerNodeRefusals, countRequests, createClientErrorHandler, createFrameworkErrors, guardConnections, serverBounds, trustProxyOption } from './http/edges.js'
 import type { Caller } from '../schemas/callers.js'
 import type { Tracing } from './tracing/sdk.js'
 import type { MutationStep } from './control/pipeline.js'
 import gatewayConfig from './plugins/config.js'
-import errorHandler, { validatorCompiler } from './plugins/error-handler.js'
-import requestId, { genReqId } from './plugins/request-id.js'
+import errorHandler from './plugins/error-handler.js'
+import { validatorCompiler } from './http/errors.js'
+import requestId from './plugins/request-id.js'
+import { genReqId } from './http/request-id.js'
 import lifecycle from './plugins/lifecycle.js'
 import httpEdges from './plugins/http-edges.js'
 import secretGuard from './plugins/secret-guard.js'
@@ -22,9 +24,9 @@ import loadShedding from './plugins/load-shedding.js'
 import metricsPlugin, { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
 import authFailures from './plugins/auth-failures.js'
 import auth from './plugins/auth.js'
-import { createJwtVerifier } from './jwt-callers.js'
-import type { FileRefusal } from './operator-files.js'
-import { fixedCallers, type StaticCallers } from './static-callers.js'
+import { createJwtVerifier } from './callers/jwt.js'
+import type { FileRefusal } from './core/operator-files.js'
+import { fixedCallers, type StaticCallers } from './callers/static.js'
 import redis from './plugins/redis.js'
 import rateLimit from './plugins/rate-limit.js'
 import openapi from './plugins/openapi.js'
@@ -83,7 +85,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
     frameworkErrors: createFrameworkErrors(metrics),
     // the 503 while closing comes from the lifecycle plugin, in the contract's shape
     return503OnClosing: false,
-    // one access line per request instead of Fastify's two, or none (src/access-log.ts)
+    // one access line per request instead of Fastify's two, or none (src/http/access-log.ts)
     logController: new AccessLog(config.accessLog)
   }).withTypeProvider<ZodTypeProvider>()
   guardConnections(app.server, { listener: 'api', maxConnections: config.http.maxConnections, perAddress: config.http.maxConnectionsPerAddress }, metrics, deps.logger)

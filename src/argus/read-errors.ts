@@ -1,7 +1,7 @@
 // How a failed read becomes a contract error (docs/design.md#argus-reads,
 // docs/design.md#errors). Reads only: a mutation's failures mean something else (ambiguity) and
 // are mapped in control code.
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../core/errors.js'
 import { UpstreamCallError } from '../upstream/errors.js'
 
 export function readFailure (err: unknown, requestId?: string): GatewayError {

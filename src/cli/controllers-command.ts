@@ -6,7 +6,7 @@
 // (src/cli/requests-command.ts, whose HTTP call this reuses). Everything printed from an answer
 // is made printable first. Exit 0 answered, 1 an error answer or no answer, 2 usage.
 import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE } from '../../schemas/callers.js'
-import { redactUrl } from '../redact-url.js'
+import { redactUrl } from '../http/redact-url.js'
 import { printable, printableJson } from './printable.js'
 import { DEFAULT_URL, call, errorOf, type Answer, type RequestsIo } from './requests-command.js'
 import { targetProblem } from './gateway-transport.js'

@@ -37,7 +37,7 @@ async function noArguments (name: string, args: string[]): Promise<void> {
 
 async function start (args: string[]): Promise<void> {
   await noArguments('start', args)
-  const { ConfigError, loadConfig } = await import('../config.js')
+  const { ConfigError, loadConfig } = await import('../config/index.js')
   let config
   try {
     config = loadConfig(process.env)
@@ -74,7 +74,7 @@ async function start (args: string[]): Promise<void> {
 
 async function simulator (args: string[]): Promise<void> {
   await noArguments('simulator', args)
-  const { SIMULATOR_PROFILES } = await import('../config.js')
+  const { SIMULATOR_PROFILES } = await import('../config/index.js')
   const { DEFAULT_SOURCE_SHA, SIMULATOR_PROTOCOLS, simulatorEnvOptions, startSimulator } = await import('../simulator/index.js')
   const port = Number(process.env.SIMULATOR_PORT ?? process.env.PORT ?? 8090)
   const secret = process.env.SIMULATOR_SECRET ?? process.env.SPYNEL_AGENT_ZERO_API_KEY
@@ -88,7 +88,7 @@ async function simulator (args: string[]): Promise<void> {
     console.error(`SIMULATOR_PROTOCOL must be one of ${SIMULATOR_PROTOCOLS.join(', ')}`)
     process.exit(1)
   }
-  // the same reading as the embedded default's (src/config.ts), so a bad value reads the same
+  // the same reading as the embedded default's (src/config/index.ts), so a bad value reads the same
   const env = simulatorEnvOptions(process.env, profile === 'campaign-control')
   if (!env.ok) {
     console.error(`invalid configuration:\n${env.problems.map((p) => `  - ${p}`).join('\n')}`)
@@ -140,7 +140,7 @@ const COMMANDS: Record<string, Command> = {
   simulator: {
     summary: 'run the OpenOperator simulator alone',
     usage: async () => {
-      const { SIMULATOR_PROFILES } = await import('../config.js')
+      const { SIMULATOR_PROFILES } = await import('../config/index.js')
       const { DEFAULT_TASK_SECONDS, SIMULATOR_PROTOCOLS } = await import('../simulator/index.js')
       return `usage: ${BIN} simulator
   Runs the OpenOperator A2A simulator alone (docs/operating.md#simulator).

@@ -7,7 +7,7 @@ import { once } from 'node:events'
 import { request } from 'undici'
 import { createLedger } from '../ledger/index.js'
 import type { Ledger, MutationRecord } from '../ledger/types.js'
-import { redactUrl } from '../redact-url.js'
+import { redactUrl } from '../http/redact-url.js'
 
 export interface LedgerIo { out: (chunk: string) => boolean | Promise<void>; err: (line: string) => void; drain?: () => Promise<void> }
 

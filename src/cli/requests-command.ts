@@ -13,7 +13,7 @@
 // https, or plain http to loopback only (./gateway-transport.ts), and what an answer holds is
 // printed through ./printable.ts: a caller name or a message can hold no terminal escape.
 import { request } from 'undici'
-import { redactUrl } from '../redact-url.js'
+import { redactUrl } from '../http/redact-url.js'
 import { gatewayUrlProblem, targetProblem } from './gateway-transport.js'
 import { printable, printableJson } from './printable.js'
 

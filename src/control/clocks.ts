@@ -4,7 +4,7 @@
 // against the TTL asked, within the round trip). An offset past GATEWAY_LEASE_SAFETY_MS refuses
 // mutations with 503 clock_skew; reads go on. Each offset is the value of its possible interval
 // nearest zero: a measurement can understate a skew by its uncertainty, never invent one.
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../core/errors.js'
 
 export type ClockPeer = 'ledger' | 'remote'
 

@@ -1,7 +1,7 @@
 // The opaque cursor of GET /v1/requests (docs/design.md#finding-unresolved): the position
 // of the last record of a page in creation order, so the next page starts after it whatever was
 // written or resolved meanwhile. Callers pass it back as given; its content is not part of the API.
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../core/errors.js'
 import type { RecordPosition } from '../ledger/types.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/

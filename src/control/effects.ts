@@ -2,7 +2,7 @@
 // answer and the local state it implies (lease, bound task). A result of the wrong shape is
 // not an answer: the caller marks the mutation ambiguous.
 import type { MutationOperation } from '../ledger/types.js'
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../core/errors.js'
 import type { LeaseKeeper } from './leases.js'
 import { AcceptedSchema, CanceledTaskSchema, ReleasedSchema, SubmittedTaskSchema, parseLeaseResult, type Lease } from './wire.js'
 import type { Ledger } from '../ledger/types.js'

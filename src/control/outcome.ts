@@ -3,7 +3,7 @@
 // everything else that is not a valid result is `ambiguous`. Ambiguity is the safe side.
 import type { RpcResult } from '../upstream/client.js'
 import { UpstreamCallError } from '../upstream/errors.js'
-import type { ErrorCode } from '../errors.js'
+import type { ErrorCode } from '../core/errors.js'
 import { RPC_CODES } from '../../schemas/jsonrpc.js'
 
 export type Classified =

@@ -3,7 +3,7 @@
 // fields at any depth), the request id and its aliases, and the params hash. No I/O.
 import { createHash } from 'node:crypto'
 import { stringify } from 'safe-stable-stringify'
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../core/errors.js'
 import type { MutationOperation } from '../ledger/types.js'
 
 /**

@@ -1,12 +1,12 @@
 // The operator's trusted keys (docs/design.md#signed-cards): a JWKS of public keys read from
 // GATEWAY_CARD_JWKS_FILE (card signatures) or GATEWAY_JWT_JWKS_FILE (JWT callers), checked whole
 // before it is used — at start (a bad file stops the process) and when the file changed
-// (src/operator-files.ts: off the event loop, capped at 1 MiB; a bad file keeps the keys in use
+// (src/core/operator-files.ts: off the event loop, capped at 1 MiB; a bad file keeps the keys in use
 // and says why). Only asymmetric public keys: no secret (`oct`) key, no private key material,
 // each with a unique `kid`.
 import { createPublicKey, type JsonWebKeyInput } from 'node:crypto'
 import type { JSONWebKeySet } from 'jose'
-import { watchOperatorFile, type FileRefusal, type OperatorFile } from '../operator-files.js'
+import { watchOperatorFile, type FileRefusal, type OperatorFile } from '../core/operator-files.js'
 
 /**
  * the JWS algorithms a public key may verify — card signatures and GATEWAY_JWT_ALGORITHMS alike:

@@ -6,7 +6,7 @@
 // answered -32009 stays ambiguous (docs/design.md#outcomes): only the listed codes prove nothing
 // was applied.
 import { RPC_CODES } from '../../schemas/jsonrpc.js'
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../core/errors.js'
 import type { A2aWire } from '../upstream/a2a-wire.js'
 import type { RpcResult } from '../upstream/client.js'
 import type { Discovery } from './discovery.js'

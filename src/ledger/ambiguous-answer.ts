@@ -2,7 +2,7 @@
 // request returns once its record is `ambiguous`, whoever made it so — the sender after a
 // timeout, or any process expiring a stale `pending` record. Built from the error table so
 // it is the same body the error handler gives for a live ambiguous outcome.
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../core/errors.js'
 import type { StoredAnswer } from './types.js'
 
 /** where the caller resolves an ambiguous request */

@@ -2,7 +2,7 @@
 // closed file, a full disk, a lost connection) becomes 503 ledger_unavailable, logged once
 // here, so no route can answer a raw 500 or leak a driver message. Contract errors pass as is.
 import type { Logger } from 'pino'
-import { GatewayError, isGatewayError } from '../errors.js'
+import { GatewayError, isGatewayError } from '../core/errors.js'
 import type { Ledger } from './types.js'
 
 /** the ledger behind a guard (diagnostics and tests: the SQLite handle is keyed by it) */

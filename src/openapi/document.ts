@@ -16,7 +16,7 @@
 // without a description, no operationId) fails the document rather than shipping a guess.
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
 import { z } from 'zod'
-import { ERROR_TABLE, GatewayError, type ErrorCode } from '../errors.js'
+import { ERROR_TABLE, GatewayError, type ErrorCode } from '../core/errors.js'
 import { ErrorDetailSchema } from '../../schemas/rest.js'
 import { codesWithStatus, type RouteAnswers } from '../../schemas/responses.js'
 

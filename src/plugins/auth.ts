@@ -2,17 +2,17 @@
 // (SHA-256) and its digest looked up among the callers' digests; 401 with WWW-Authenticate, 403 on
 // a missing scope. Routes declare `config: { scope }`; routes without one are public. Failed logins
 // are limited per client address (src/plugins/auth-failures.ts, docs/design.md#rate-limits). The
-// digest and the lookup are src/caller-tokens.ts. A token that is no static caller's and is a
-// JWT is verified against the identity provider's keys (src/jwt-callers.ts). Every refusal is the
+// digest and the lookup are src/callers/tokens.ts. A token that is no static caller's and is a
+// JWT is verified against the identity provider's keys (src/callers/jwt.ts). Every refusal is the
 // same 401, counted by reason in gateway_auth_refused_total; the reason goes to a debug line only.
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Caller, Scope } from '../../schemas/callers.js'
-import { bearerToken, callerOfToken } from '../caller-tokens.js'
-import { GatewayError } from '../errors.js'
-import type { JwtVerifier, RefusalReason } from '../jwt-callers.js'
-import { looksLikeJwt } from '../jwt-callers.js'
-import type { StaticCallers } from '../static-callers.js'
+import { bearerToken, callerOfToken } from '../callers/tokens.js'
+import { GatewayError } from '../core/errors.js'
+import type { JwtVerifier, RefusalReason } from '../callers/jwt.js'
+import { looksLikeJwt } from '../callers/jwt.js'
+import type { StaticCallers } from '../callers/static.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

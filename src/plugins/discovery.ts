@@ -16,7 +16,7 @@ export default fp<{ now?: (() => number) | undefined }>(async (app, opts) => {
   const { metrics } = app
   const logger = (app.log as Logger).child({ component: 'discovery' })
   const { cardJwks } = config
-  // re-read when the file changes: keys rotate without a restart (src/operator-files.ts)
+  // re-read when the file changes: keys rotate without a restart (src/core/operator-files.ts)
   const trustedKeys = cardJwks === undefined
     ? undefined
     : trustedKeysFromFile('GATEWAY_CARD_JWKS_FILE', cardJwks.path, cardJwks.jwks, {

@@ -7,8 +7,8 @@
 // answer only, so no answer pipelined behind another is cut off, and a request that arrives
 // after it is refused unprocessed.
 import fp from 'fastify-plugin'
-import { GatewayError } from '../errors.js'
-import { closeIfLast, closeSent, closeWhenAnswered, closingSocket, requestSeq } from '../http-edges.js'
+import { GatewayError } from '../core/errors.js'
+import { closeIfLast, closeSent, closeWhenAnswered, closingSocket, requestSeq } from '../http/edges.js'
 
 /** what Node itself honours (its `continueExpression`) */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i

@@ -6,7 +6,7 @@
 // behind a request in flight is delivered too.
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../core/errors.js'
 
 export interface InFlightRequest { reqId: string; method: string; route: string; elapsedMs: number }
 

@@ -9,7 +9,7 @@
 // Nothing here touches a descriptor.
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import fp from 'fastify-plugin'
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../core/errors.js'
 
 /** how often the loop is sampled; the pressure seen lasts until the next sample */
 export const PRESSURE_SAMPLE_MS = 500

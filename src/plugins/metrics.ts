@@ -2,7 +2,7 @@
 // built side by side in tests. Labels are route templates and enums, never ids.
 import fp from 'fastify-plugin'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import { FILE_REFUSALS, OPERATOR_FILES } from '../operator-files.js'
+import { FILE_REFUSALS, OPERATOR_FILES } from '../core/operator-files.js'
 
 export interface GatewayMetrics {
   registry: Registry
@@ -24,12 +24,12 @@ export interface GatewayMetrics {
   cardSignature: Gauge<'state'>
   discovery: Counter<'outcome'>
   rateLimited: Counter<'route'>
-  /** 401s by why (src/jwt-callers.ts REFUSAL_REASONS); the reason is never told to the caller */
+  /** 401s by why (src/callers/jwt.ts REFUSAL_REASONS); the reason is never told to the caller */
   authRefused: Counter<'reason'>
   rateLimitStoreErrors: Counter
   readCoalesced: Counter
   connectionsDropped: Counter<'listener' | 'reason'>
-  /** re-reads of a file an operator points at that were refused (src/operator-files.ts) */
+  /** re-reads of a file an operator points at that were refused (src/core/operator-files.ts) */
   operatorFileRefusals: Counter<'file' | 'reason'>
   /** gauges read the discovery state at scrape time */
   bindDiscovery: (read: () => { capabilities: Record<string, { state: string }>; mode: string; protocol?: { version: string | undefined } | undefined; signature?: { state: string } | undefined }) => void

@@ -2,7 +2,7 @@
 // read budget and a control budget covering every POST under /v1/campaigns, each a fixed window of
 // a minute. Shared through Redis when GATEWAY_REDIS_URL is set: @fastify/rate-limit with its Redis
 // store (the `redis` plugin's client); a failing store serves the request and counts the error
-// (src/rate-limit-store.ts): rate limiting fails open. Without Redis the same plugin's in-memory
+// (src/http/rate-limit-store.ts): rate limiting fails open. Without Redis the same plugin's in-memory
 // store (an LRU of 10,000 keys) is called from a callback hook, synchronously: the plugin's async
 // hook cost a read ~3 % of its instructions for a count that never waits (docs/design.md#hot-path).
 // Both answer the same headers and the same 429.
@@ -10,8 +10,8 @@ import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
 import type { FastifyRequest } from 'fastify'
-import { GatewayError } from '../errors.js'
-import { rateLimitStore } from '../rate-limit-store.js'
+import { GatewayError } from '../core/errors.js'
+import { rateLimitStore } from '../http/rate-limit-store.js'
 
 export interface RateLimitOptions { read: number; control: number }
 

@@ -1,37 +1,13 @@
-// x-request-id on every response (docs/design.md#errors): a caller's well-formed id is kept for
-// correlation; anything else is replaced by a fresh one.
-import { randomUUID } from 'node:crypto'
-import type { IncomingMessage } from 'node:http'
-import type { FastifyRequest } from 'fastify'
+// x-request-id on every response (docs/design.md#errors), and the raw request marked as routed
+// (src/http/request-id.ts).
 import fp from 'fastify-plugin'
-
-const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
-
-export function genReqId (req: IncomingMessage): string {
-  const h = req.headers['x-request-id']
-  return typeof h === 'string' && SAFE_ID.test(h) ? h : randomUUID()
-}
-
-// each request Fastify routed, on its raw request: an answer written straight to the socket (a
-// body that never arrived, docs/design.md#http-edges) keeps the request's id and route. A
-// property, not a WeakMap (docs/design.md#hot-path): a WeakMap living in the old generation kept
-// every request's whole graph (request, reply, response, logger) alive through the young-generation
-// collections until the next full one — ~0.9 MB promoted per scavenge at 1,000 req/s, the
-// mark-compacts and most of the steady-rate p99. The raw request and Fastify's request already
-// point at each other, so this keeps nothing alive longer.
-const ROUTED = Symbol('oogw.routed')
-type RoutedRaw = IncomingMessage & { [ROUTED]?: FastifyRequest }
-
-export function routedRequest (req: IncomingMessage): FastifyRequest | undefined {
-  return (req as RoutedRaw)[ROUTED]
-}
+import { markRouted } from '../http/request-id.js'
 
 export default fp(async (app) => {
   // callback style: no promise per request (docs/design.md#hot-path)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
-    const raw: RoutedRaw = request.raw
-    raw[ROUTED] = request
+    markRouted(request)
     done()
   })
 }, { name: 'request-id' })

@@ -1,9 +1,9 @@
 // The last line of defence for the upstream secret (docs/design.md#secret-echo): a remote that
 // echoes the credential it was sent (an `Authorization` or `X-API-KEY` value inside a result,
 // raw or encoded) must not get it shown to a caller. Every serialised answer is searched for
-// every form of the secret (src/secret-match.ts, built once) and an answer that carries it is
+// every form of the secret (src/core/secret-match.ts, built once) and an answer that carries it is
 // replaced by 502 upstream_invalid_response, logged without the value. A secret that occurs in
-// one of the gateway's own fixed answers is refused at start (src/config.ts), so that no answer
+// one of the gateway's own fixed answers is refused at start (src/config/index.ts), so that no answer
 // of the gateway's own can be refused for it.
 //
 // One kind of answer is not searched twice (docs/design.md#hot-path): an answer a route marks
@@ -11,8 +11,8 @@
 // came in (answerCarriesSecret) and of the gateway's fixed text; where that search covers
 // everything such an answer can hold (entryScanSuffices, judged once per secret), it goes out as it is.
 import fp from 'fastify-plugin'
-import { GatewayError } from '../errors.js'
-import { entryScanSuffices, secretMatcher } from '../secret-match.js'
+import { GatewayError } from '../core/errors.js'
+import { entryScanSuffices, secretMatcher } from '../core/secret-match.js'
 
 declare module 'fastify' {
   interface FastifyReply {

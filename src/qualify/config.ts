@@ -1,11 +1,11 @@
 // The qualify command's configuration (docs/design.md#qualification): the few variables it
 // reads, validated with zod. It receives the environment from the CLI and never reads
-// process.env itself. It does not import src/config.ts, because that module pulls in ledger
+// process.env itself. It does not import src/config/index.ts, because that module pulls in ledger
 // code and the qualification must import none (docs/design.md#walls); the URL rules below are
 // the gateway's, restated.
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
-import { inlineOrFile, readSecretFile } from '../env-files.js'
+import { inlineOrFile, readSecretFile } from '../core/env-files.js'
 import { parseOpenOperatorUrl } from '../upstream/url.js'
 import type { JSONWebKeySet } from 'jose'
 import { parseJwks } from '../discovery/trusted-keys.js'

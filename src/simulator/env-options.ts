@@ -1,7 +1,7 @@
 // What the simulator takes from the environment beyond its profile (docs/design.md#simulator-faults):
 // SIMULATOR_FAULTS, the faults in force from the start, and SIMULATOR_TASK_SECONDS, how long a
 // campaign-control submission works before it is completed. One reading for `npm run simulator`
-// and the embedded default (src/config.ts), so both refuse a bad value with the same words.
+// and the embedded default (src/config/index.ts), so both refuse a bad value with the same words.
 import { parseFaultRules, parseTaskSeconds } from './fault-spec.js'
 import type { FaultRule } from './types.js'
 

@@ -5,7 +5,7 @@ import { isTask, type A2aTask } from '../../schemas/a2a.js'
 import { RPC_CODES } from '../../schemas/jsonrpc.js'
 import { readFailure } from '../argus/read-errors.js'
 import type { Discovery } from '../discovery/discovery.js'
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../core/errors.js'
 import type { RpcResult, UpstreamClient } from '../upstream/client.js'
 import { versionRefused } from '../discovery/version-refused.js'
 

@@ -1,5 +1,5 @@
 // @fastify/rate-limit's own Redis store, which the package ships but does not type; the
-// gateway wraps it to count store errors (src/rate-limit-store.ts).
+// gateway wraps it to count store errors (src/http/rate-limit-store.ts).
 declare module '@fastify/rate-limit/store/RedisStore.js' {
   import type { Redis } from 'ioredis'
 

@@ -12,8 +12,8 @@ import { exceedsDepthBytes } from './json-depth.js'
 import { createReadGate, type ReadGate } from './read-gate.js'
 import { createByteBudget, type Hold } from './byte-budget.js'
 import { createDeadlineSweeper } from './deadlines.js'
-import { answerCarriesSecret, secretMatcher } from '../secret-match.js'
-import { discardBody } from '../capped-body.js'
+import { answerCarriesSecret, secretMatcher } from '../core/secret-match.js'
+import { discardBody } from '../http/capped-body.js'
 import { classifyTransportError, UpstreamCallError, type UpstreamOutcome } from './errors.js'
 
 export interface UpstreamClientOptions {

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { Script } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { loadConfig, longestRequestMs, type Env } from '../../src/config.js'
+import { loadConfig, longestRequestMs, type Env } from '../../src/config/index.js'
 import { ingressDirective, SHIPPED_REPLICA, INGRESS_CONF } from '../helpers/ingress.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -45,8 +45,8 @@ function interpolate (value: string, vars: Record<string, string>): string {
   })
 }
 
-/** the names the gateway reads (src/config.ts): EnvSchema's keys, the `X` / `X_FILE` pairs, and `env.X` */
-const configSource = readFileSync(join(root, 'src/config.ts'), 'utf8')
+/** the names the gateway reads (src/config/index.ts): EnvSchema's keys, the `X` / `X_FILE` pairs, and `env.X` */
+const configSource = readFileSync(join(root, 'src/config/index.ts'), 'utf8')
 const schemaStart = configSource.indexOf('const EnvSchema = z.object({')
 const schemaBlock = configSource.slice(schemaStart, configSource.indexOf('\n})', schemaStart))
 const GATEWAY_ENV = new Set([

@@ -27,7 +27,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse, parseAllDocuments, parseDocument } from 'yaml'
 import { z } from 'zod'
-import { loadConfig, longestRequestMs } from '../../src/config.js'
+import { loadConfig, longestRequestMs } from '../../src/config/index.js'
 import { loadQualifyConfig } from '../../src/qualify/config.js'
 import { CHECKS } from '../../src/qualify/run.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
@@ -486,7 +486,7 @@ describe.skipIf('skip' in K)('docker/k8s/overlays, rendered', () => {
     })
 
     it('every env name is one the gateway reads, the environment loads as production, the *_FILE paths land on mounted Secret items', () => {
-      const source = readFileSync(join(root, 'src/config.ts'), 'utf8')
+      const source = readFileSync(join(root, 'src/config/index.ts'), 'utf8')
       for (const [, from] of both) {
         const pod = deploymentOf(from).spec.template.spec
         const container = pod.containers[0]

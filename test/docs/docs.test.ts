@@ -3,7 +3,7 @@
 // the README stays short and keeps the two commands CI and a hook look for; every relative link
 // of every document, and every `docs/<file>.md#<anchor>` cited anywhere in the repository (code
 // comments cite design.md by anchor), resolves; the configuration table lists exactly the
-// variables src/config.ts reads; docs/api.md documents every route the gateway serves, each with
+// variables src/config/index.ts reads; docs/api.md documents every route the gateway serves, each with
 // a curl; the README's tour runs every control route; the bench results the documents cite exist.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -156,8 +156,8 @@ describe('links and citations', () => {
 describe('docs/operating.md', () => {
   const doc = read('docs/operating.md')
 
-  it('its configuration table lists every variable src/config.ts reads, and no other', () => {
-    const source = read('src/config.ts')
+  it('its configuration table lists every variable src/config/index.ts reads, and no other', () => {
+    const source = read('src/config/index.ts')
     const schemaStart = source.indexOf('const EnvSchema = z.object({')
     const schema = source.slice(schemaStart, source.indexOf('\n})', schemaStart))
     const reads = new Set([
@@ -211,8 +211,8 @@ describe('docs/api.md', () => {
     }
   })
 
-  it('names every error code of src/errors.ts in its status table', () => {
-    const source = read('src/errors.ts')
+  it('names every error code of src/core/errors.ts in its status table', () => {
+    const source = read('src/core/errors.ts')
     const codes = [...source.matchAll(/^ {2}([a-z_]+): \{ status: (\d+),/gm)].map((m) => [m[1]!, m[2]!] as const)
     const table = section(api, '### Status codes')
     expect(codes.length).toBeGreaterThan(40)

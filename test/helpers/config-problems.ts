@@ -1,6 +1,6 @@
 // The problems loadConfig names for an environment (and the files it may read), or none: what
 // the configuration tests assert on.
-import { ConfigError, loadConfig } from '../../src/config.js'
+import { ConfigError, loadConfig } from '../../src/config/index.js'
 
 export function problems (env: Record<string, string>, files: Record<string, string> = {}): string[] {
   try {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { expect } from 'vitest'
 import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js'
-import type { Env } from '../../src/config.js'
+import type { Env } from '../../src/config/index.js'
 import type { TestGateway } from './gateway.js'
 import { call, type JsonResponse } from './http.js'
 

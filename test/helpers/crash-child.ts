@@ -9,7 +9,7 @@
 import { existsSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import closeWithGrace from 'close-with-grace'
-import { ConfigError, loadConfig } from '../../src/config.js'
+import { ConfigError, loadConfig } from '../../src/config/index.js'
 import type { MutationStep } from '../../src/control/pipeline.js'
 import { startGatewayServer } from '../../src/server.js'
 

@@ -9,7 +9,7 @@
 // control pair, whether named or started, the whole-run rule is checked: the remote never
 // received a mutation request id twice.
 import { test as base } from 'vitest'
-import type { Env } from '../../src/config.js'
+import type { Env } from '../../src/config/index.js'
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js'
 import { CONTROL_ENV, CONTROL_SIM, controlPairOf, expectEachRequestOnce, type ControlPair } from './control.js'
 import { startGateway, type TestGateway } from './gateway.js'

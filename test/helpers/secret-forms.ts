@@ -1,6 +1,6 @@
 // The encodings a decoder accepts (docs/design.md#secret-echo), written here without the
 // gateway's code, with a decoder for each that the gateway does not have: the unit test of
-// src/secret-match.ts and the secret-echo test over sockets plant them, after checking that each
+// src/core/secret-match.ts and the secret-echo test over sockets plant them, after checking that each
 // decodes back to what was encoded.
 
 const hex2 = (b: number, upper: boolean): string => {

@@ -9,7 +9,7 @@
 // listed on some route, always under its own status.
 import { afterAll, beforeAll, describe, expect } from 'vitest'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { ERROR_TABLE, type ErrorCode } from '../../src/errors.js'
+import { ERROR_TABLE, type ErrorCode } from '../../src/core/errors.js'
 import { AcknowledgeBodySchema, MUTATION_BODY_SCHEMAS } from '../../schemas/control.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { openapiDocument } from '../../scripts/generate-client.js'

@@ -7,7 +7,7 @@
 // the task then completes on time (SIMULATOR_TASK_SECONDS) and a gateway poll sees it. The admin
 // route is the simulator's alone: the gateway's listeners answer 404 for it.
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { loadConfig, type Env } from '../../src/config.js'
+import { loadConfig, type Env } from '../../src/config/index.js'
 import { startGatewayServer, type RunningGateway } from '../../src/server.js'
 import { call } from '../helpers/http.js'
 

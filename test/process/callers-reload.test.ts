@@ -7,7 +7,7 @@ import { mkdtempSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { sha256Hex } from '../../src/caller-tokens.js'
+import { sha256Hex } from '../../src/callers/tokens.js'
 import { listenUrlOf, startGatewayChild, waitFor } from '../helpers/child.js'
 import { call } from '../helpers/http.js'
 

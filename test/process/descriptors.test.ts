@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { connect, type Socket } from 'node:net'
 import { Agent, request } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
-import { sha256Hex } from '../../src/caller-tokens.js'
+import { sha256Hex } from '../../src/callers/tokens.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { listenUrlOf, prlimitAvailable, startFdChild, startGatewayChild, waitFor, type GatewayChild } from '../helpers/child.js'
 

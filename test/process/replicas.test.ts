@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
-import { sha256Hex } from '../../src/caller-tokens.js'
+import { sha256Hex } from '../../src/callers/tokens.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { listenUrlOf, startGatewayChild, waitFor, type GatewayChild } from '../helpers/child.js'
 import { call, type JsonResponse } from '../helpers/http.js'

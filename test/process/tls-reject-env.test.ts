@@ -5,7 +5,7 @@
 // and never receives a request, hence never the secret; in production the start is refused.
 import { randomBytes } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
-import { sha256Hex } from '../../src/caller-tokens.js'
+import { sha256Hex } from '../../src/callers/tokens.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { listenUrlOf, startGatewayChild } from '../helpers/child.js'
 import { call } from '../helpers/http.js'

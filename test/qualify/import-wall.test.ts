@@ -1,7 +1,7 @@
 // Structurally unable to mutate (docs/design.md#walls): walks the static imports of every
 // module under src/qualify/ transitively (relative specifiers, resolved the way NodeNext
 // resolves `.js` to the `.ts` source) and proves none resolves into src/control/ or
-// src/ledger/ — nor into src/config.ts, which imports ledger code. eslint enforces the direct
+// src/ledger/ — nor into src/config/index.ts, which imports ledger code. eslint enforces the direct
 // imports; this test also catches an indirect path through a third module.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -65,7 +65,7 @@ describe('src/qualify imports no control or ledger code', () => {
     const bad = [...reached].filter(([file]) => FORBIDDEN.some((f) => relative(root, file).startsWith(f)))
     expect(bad.map(([, chain]) => chain.join(' -> '))).toEqual([])
     // and it stays out of the gateway's config module, which imports ledger code
-    expect([...reached.keys()].map((f) => relative(root, f))).not.toContain('src/config.ts')
+    expect([...reached.keys()].map((f) => relative(root, f))).not.toContain('src/config/index.ts')
   })
 
   it('the walk would catch an indirect path: from the CLI, which starts the gateway, it reaches both', () => {

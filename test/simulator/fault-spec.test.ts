@@ -3,7 +3,7 @@
 // naming the bad part — by the parser, by `npm run simulator` (the bin in a child process) and by
 // the embedded default's configuration — never a crash.
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../../src/config.js'
+import { ConfigError, loadConfig } from '../../src/config/index.js'
 import { parseFaultRules, parseTaskSeconds, simulatorEnvOptions } from '../../src/simulator/index.js'
 import { startBin } from '../helpers/child.js'
 

@@ -1,4 +1,4 @@
-// The access line written from its fixed fields (src/access-log.ts) is the line pino would have
+// The access line written from its fixed fields (src/http/access-log.ts) is the line pino would have
 // written — the same fields in the same order, the same values — and goes through the same scrub
 // of every secret form and the same query redaction. Over a real socket: Fastify with the
 // gateway's logger and LogController, each request logged both ways.
@@ -6,8 +6,8 @@ import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import type pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import { AccessLog } from '../../src/access-log.js'
-import { createLogger } from '../../src/logger.js'
+import { AccessLog } from '../../src/http/access-log.js'
+import { createLogger } from '../../src/core/logger.js'
 
 const SECRET = 'Zq3vQ8sL1xT7mN2pR5wY9kB4'
 let close: (() => Promise<void>) | undefined

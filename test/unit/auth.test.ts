@@ -1,7 +1,7 @@
 // Token digests (docs/design.md#authentication): what an operator computes with `sha256sum` for
 // GATEWAY_CALLERS is what the gateway computes per request.
 import { describe, expect, it } from 'vitest'
-import { findCaller, indexCallers, sha256Hex } from '../../src/caller-tokens.js'
+import { findCaller, indexCallers, sha256Hex } from '../../src/callers/tokens.js'
 
 // FIPS 180-2's test vector for SHA-256("abc")
 const ABC = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadConfig, longestRequestMs, parseUpstreamUrl, redactUrl } from '../../src/config.js'
+import { loadConfig, longestRequestMs, parseUpstreamUrl, redactUrl } from '../../src/config/index.js'
 import { problems } from '../helpers/config-problems.js'
 
 const callers = JSON.stringify([{ name: 'ops', tokenSha256: 'a'.repeat(64), scopes: ['read', 'control'], controllerId: 'ops-1' }])

@@ -7,7 +7,7 @@ import { checkBodyRules, constraintsEnvelope, normaliseAliases, paramsHash, reso
 import { classifyAnswer, classifyFailure } from '../../src/control/outcome.js'
 import { parseLeaseResult } from '../../src/control/wire.js'
 import { UpstreamCallError } from '../../src/upstream/errors.js'
-import { GatewayError } from '../../src/errors.js'
+import { GatewayError } from '../../src/core/errors.js'
 
 const codeOf = (fn: () => unknown): string | undefined => {
   try {

@@ -10,7 +10,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { isTask } from '../../schemas/a2a.js'
-import { MIN_SECRET_LENGTH, answerCarriesSecret, entryScanSuffices, secretMatcher } from '../../src/secret-match.js'
+import { MIN_SECRET_LENGTH, answerCarriesSecret, entryScanSuffices, secretMatcher } from '../../src/core/secret-match.js'
 import { projectTaskJson } from '../../src/tasks/projection.js'
 
 const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: MIN_SECRET_LENGTH, maxLength: 40 })

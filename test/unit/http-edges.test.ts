@@ -2,8 +2,8 @@
 // by its /64, IPv4-mapped as IPv4), the caps fitted inside the open-file limit, reading that
 // limit, the hop count as a trust function, and no descriptor left as 503 `overloaded`.
 import { describe, expect, it } from 'vitest'
-import { DESCRIPTOR_RESERVE, addressKey, fitToDescriptors, openFilesLimit, trustProxyOption } from '../../src/http-edges.js'
-import { toGatewayError } from '../../src/plugins/error-handler.js'
+import { DESCRIPTOR_RESERVE, addressKey, fitToDescriptors, openFilesLimit, trustProxyOption } from '../../src/http/edges.js'
+import { toGatewayError } from '../../src/http/errors.js'
 
 describe('http edges', () => {
   it('keys the per-address bound by address, IPv6 by its /64', () => {

@@ -3,9 +3,9 @@
 // the static lookup alone); how a verified payload becomes a caller under the claim mapping; the
 // static callers' expiresAt and reserved names.
 import { describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
-import { callerOf, looksLikeJwt, JwtClaimsSchema } from '../../src/jwt-callers.js'
-import { parseCallers } from '../../src/static-callers.js'
+import { loadConfig } from '../../src/config/index.js'
+import { callerOf, looksLikeJwt, JwtClaimsSchema } from '../../src/callers/jwt.js'
+import { parseCallers } from '../../src/callers/static.js'
 import { problems } from '../helpers/config-problems.js'
 
 const b64 = (v: unknown): string => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url')

@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream'
 import type pino from 'pino'
 import { describe, expect, it } from 'vitest'
-import { createLogger, redactQuery } from '../../src/logger.js'
+import { createLogger, redactQuery } from '../../src/core/logger.js'
 
 function capture (secrets: Set<string>): { log: pino.Logger; text: () => string } {
   const lines: string[] = []

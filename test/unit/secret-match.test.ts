@@ -9,7 +9,7 @@
 // would give back.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MIN_SECRET_LENGTH, answerCarriesSecret, inFixedAnswers, secretMatcher } from '../../src/secret-match.js'
+import { MIN_SECRET_LENGTH, answerCarriesSecret, inFixedAnswers, secretMatcher } from '../../src/core/secret-match.js'
 import { base32, base32Decode, broken, htmlDecode, htmlRefs, mixed, percentDecode, percentEveryByte, uEscaped, type HtmlStyle } from '../helpers/secret-forms.js'
 
 const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: MIN_SECRET_LENGTH, maxLength: 64 })

@@ -1,8 +1,8 @@
-// The one mapping of zod issues to text (src/validation.ts, docs/design.md#errors): the path and
+// The one mapping of zod issues to text (src/core/validation.ts, docs/design.md#errors): the path and
 // what is wrong, from the issue's kind and the schema's bounds, never from the value given.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { READABLE, invalidRequest, issueLines, pathText, type RequestPart } from '../../src/validation.js'
+import { READABLE, invalidRequest, issueLines, pathText, type RequestPart } from '../../src/core/validation.js'
 
 const lines = (schema: z.ZodType, value: unknown, part: RequestPart = 'body'): string[] => {
   const r = schema.safeParse(value, READABLE)

@@ -12,7 +12,7 @@ import { createCampaignLocks } from '../campaign-locks.js'
 import { RECORD_COLUMNS, controllerKey, toBinding, toBoundTask, toJson, toLease, toRecord, type BindingRow, type BoundTaskRow, type LeaseRow, type RecordRow } from '../rows.js'
 import type { CampaignTicket, InsertResult, Ledger } from '../types.js'
 import { migrate, LedgerSchemaError } from './migrations.js'
-import { redactUrl } from '../../redact-url.js'
+import { redactUrl } from '../../http/redact-url.js'
 
 export interface PostgresLedgerOptions {
   /** postgres://… (a password in it is never printed) */

@@ -3,7 +3,7 @@
 // functions, apart from the auth plugin that calls them per request, because the start path
 // (the dev token's digest), the test helpers and the bench compute the same digests.
 import { hash } from 'node:crypto'
-import type { Caller } from '../schemas/callers.js'
+import type { Caller } from '../../schemas/callers.js'
 
 /** one-shot `crypto.hash` (Node ≥ 20.12): a third of `createHash(…).update(…).digest()`'s time, once per authenticated request */
 export function sha256Hex (s: string): string {
@@ -23,7 +23,7 @@ export function indexCallers (callers: readonly Caller[]): CallerIndex {
   return new Map(callers.map((c) => [c.tokenSha256.toLowerCase(), c]))
 }
 
-/** a static token is 1–512 printable ASCII characters; a JWT (src/jwt-callers.ts) may be longer */
+/** a static token is 1–512 printable ASCII characters; a JWT (src/callers/jwt.ts) may be longer */
 export const MAX_STATIC_TOKEN = 512
 const BEARER = /^Bearer ([\x21-\x7e]{1,8192})$/i
 

@@ -1,13 +1,13 @@
 // The static callers (docs/design.md#callers): the digests of GATEWAY_CALLERS, or of
-// GATEWAY_CALLERS_FILE re-read on SIGHUP and when the file changes (src/operator-files.ts: off the
+// GATEWAY_CALLERS_FILE re-read on SIGHUP and when the file changes (src/core/operator-files.ts: off the
 // event loop, capped at 1 MiB). A re-read is checked whole with the schema the start uses before
 // anything changes: a bad file keeps the callers in use and logs why (the problems, never a
 // token). The swap replaces one reference, so a request sees the old set or the new one, never a
 // mix. Inline GATEWAY_CALLERS cannot change without a restart.
-import { CallersSchema, controllerKey, type Caller } from '../schemas/callers.js'
-import { indexCallers, type CallerIndex } from './caller-tokens.js'
-import { watchOperatorFile, type FileRefusal } from './operator-files.js'
-import { READABLE, configLines } from './validation.js'
+import { CallersSchema, controllerKey, type Caller } from '../../schemas/callers.js'
+import { indexCallers, type CallerIndex } from './tokens.js'
+import { watchOperatorFile, type FileRefusal } from '../core/operator-files.js'
+import { READABLE, configLines } from '../core/validation.js'
 
 /** one generation of static callers: looked up by digest, and the controller ids they hold */
 export interface CallerSet {
@@ -59,7 +59,7 @@ export interface CallersFileOptions {
   pollMs?: number
 }
 
-/** re-read on SIGHUP (reload) and once a change has held still for a poll (src/operator-files.ts) */
+/** re-read on SIGHUP (reload) and once a change has held still for a poll (src/core/operator-files.ts) */
 export function callersFromFile (o: CallersFileOptions): StaticCallers {
   const file = watchOperatorFile<CallerSet & { count: number }>({
     variable: 'GATEWAY_CALLERS_FILE',

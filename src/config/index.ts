@@ -1,21 +1,21 @@
 // Configuration (docs/design.md#configuration): the only reader of the environment. One zod schema,
 // fail fast with a message naming every bad variable and never echoing a secret.
 import { readFileSync } from 'node:fs'
-import { FileTooLarge, readCappedFileSync } from './operator-files.js'
+import { FileTooLarge, readCappedFileSync } from '../core/operator-files.js'
 import { isIP } from 'node:net'
 import { z } from 'zod'
-import type { Caller } from '../schemas/callers.js'
-import { CAMPAIGN_LOCK_WAIT_MS } from './ledger/campaign-locks.js'
-import { tracingEnabled } from './tracing/env.js'
-import { isLoopbackHost, parseOpenOperatorUrl } from './upstream/url.js'
-import { fileProblem, inlineOrFile, readSecretFile } from './env-files.js'
-import { MIN_SECRET_LENGTH, inFixedAnswers } from './secret-match.js'
-import { READABLE, configLines } from './validation.js'
+import type { Caller } from '../../schemas/callers.js'
+import { CAMPAIGN_LOCK_WAIT_MS } from '../ledger/campaign-locks.js'
+import { tracingEnabled } from '../tracing/env.js'
+import { isLoopbackHost, parseOpenOperatorUrl } from '../upstream/url.js'
+import { fileProblem, inlineOrFile, readSecretFile } from '../core/env-files.js'
+import { MIN_SECRET_LENGTH, inFixedAnswers } from '../core/secret-match.js'
+import { READABLE, configLines } from '../core/validation.js'
 import type { JSONWebKeySet } from 'jose'
-import { JwtClaimsSchema, type JwtConfig } from './jwt-callers.js'
-import { ASYMMETRIC_ALGORITHMS, parseJwks } from './discovery/trusted-keys.js'
-import { parseCallers } from './static-callers.js'
-import { simulatorEnvOptions, type SimulatorEnvOptions } from './simulator/env-options.js'
+import { JwtClaimsSchema, type JwtConfig } from '../callers/jwt.js'
+import { ASYMMETRIC_ALGORITHMS, parseJwks } from '../discovery/trusted-keys.js'
+import { parseCallers } from '../callers/static.js'
+import { simulatorEnvOptions, type SimulatorEnvOptions } from '../simulator/env-options.js'
 
 export type Env = Record<string, string | undefined>
 
@@ -515,4 +515,4 @@ function jwtConfig (e: z.infer<typeof EnvSchema>, production: boolean, problems:
   return { issuer: e.GATEWAY_JWT_ISSUER!, audience: e.GATEWAY_JWT_AUDIENCE!, algorithms, leewaySeconds: e.GATEWAY_JWT_LEEWAY_SECONDS, claims, jwks }
 }
 
-export { redactUrl } from './redact-url.js'
+export { redactUrl } from '../http/redact-url.js'

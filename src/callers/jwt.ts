@@ -11,12 +11,12 @@
 import { Agent, request } from 'undici'
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
 import { z } from 'zod'
-import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE, JWT_NAME_PREFIX, NAME_RULE, ScopeSchema, controllerKey, safeName, type Caller, type Scope } from '../schemas/callers.js'
-import { BodyTooLarge, discardBody, readCappedBody } from './capped-body.js'
-import { sha256Hex } from './caller-tokens.js'
-import { parseJwks, trustedKeysFromFile } from './discovery/trusted-keys.js'
-import type { FileRefusal } from './operator-files.js'
-import { tlsOptionsFor } from './upstream/client.js'
+import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE, JWT_NAME_PREFIX, NAME_RULE, ScopeSchema, controllerKey, safeName, type Caller, type Scope } from '../../schemas/callers.js'
+import { BodyTooLarge, discardBody, readCappedBody } from '../http/capped-body.js'
+import { sha256Hex } from './tokens.js'
+import { parseJwks, trustedKeysFromFile } from '../discovery/trusted-keys.js'
+import type { FileRefusal } from '../core/operator-files.js'
+import { tlsOptionsFor } from '../upstream/client.js'
 
 /** why a token was refused: a small fixed set, the label of gateway_auth_refused_total */
 export const REFUSAL_REASONS = ['missing', 'unknown_token', 'expired', 'not_yet_valid', 'malformed', 'algorithm', 'unknown_kid', 'signature', 'claims', 'no_keys', 'controller_conflict'] as const

@@ -3,7 +3,7 @@
 // the process knows, in every form the secret guard knows, whatever object carried them.
 import { createRequire } from 'node:module'
 import pino, { type Logger } from 'pino'
-import { RequestListQuerySchema, UnresolvedQuerySchema } from '../schemas/control.js'
+import { RequestListQuerySchema, UnresolvedQuerySchema } from '../../schemas/control.js'
 import { secretMatcher, type SecretMatcher } from './secret-match.js'
 
 export interface LoggerOptions {
@@ -88,7 +88,7 @@ function requestSerializer (req: LoggedRequest): unknown {
   return accessRequest(req as LoggedRequest & { url: string })
 }
 
-/** the fields of `req` in an access line (src/access-log.ts writes them without pino's serializer) */
+/** the fields of `req` in an access line (src/http/access-log.ts writes them without pino's serializer) */
 export function accessRequest (req: LoggedRequest & { url: string }): AccessRequest {
   let route: string | undefined
   try {
@@ -122,14 +122,14 @@ const SCRUB = Symbol('oogw.scrub')
 
 /**
  * The scrub of a logger made by createLogger, which every line it writes goes through; its child
- * loggers share it. Undefined for any other logger (src/access-log.ts then lets pino write).
+ * loggers share it. Undefined for any other logger (src/http/access-log.ts then lets pino write).
  */
 export function scrubberOf (log: object): ((line: string) => string) | undefined {
   return (log as { [SCRUB]?: (line: string) => string })[SCRUB]
 }
 
 export function createLogger (o: LoggerOptions): Logger {
-  // each secret in every form the secret guard knows (src/secret-match.ts), built once per value
+  // each secret in every form the secret guard knows (src/core/secret-match.ts), built once per value
   const matchers = new Map<string, SecretMatcher>()
   const scrub = (line: string): string => {
     let out = line

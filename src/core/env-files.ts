@@ -14,7 +14,7 @@ export function readSecretFile (file: string, variable: string, problems: string
   }
 }
 
-/** why a file could not be used: over the cap (src/operator-files.ts), else unreadable */
+/** why a file could not be used: over the cap (src/core/operator-files.ts), else unreadable */
 export function fileProblem (variable: string, err: unknown): string {
   return err instanceof FileTooLarge ? `${variable}: ${err.message}` : `${variable}: cannot read the file it names`
 }

@@ -13,11 +13,11 @@ import { isIPv4, isIPv6, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
-import type { HttpEdgeConfig, TrustProxy } from './config.js'
-import { GatewayError, type ErrorCode } from './errors.js'
-import type { GatewayMetrics } from './plugins/metrics.js'
-import { safeErrorCode, toGatewayError } from './plugins/error-handler.js'
-import { genReqId, routedRequest } from './plugins/request-id.js'
+import type { HttpEdgeConfig, TrustProxy } from '../config/index.js'
+import { GatewayError, type ErrorCode } from '../core/errors.js'
+import type { GatewayMetrics } from '../plugins/metrics.js'
+import { safeErrorCode, toGatewayError } from './errors.js'
+import { genReqId, routedRequest } from './request-id.js'
 
 /** the longest path parameter a route schema allows: a task id (schemas/task.ts) */
 export const MAX_PARAM_LENGTH = 256

@@ -1,6 +1,6 @@
 // The access log (docs/design.md#logging, docs/design.md#hot-path): one line per request, at
 // `info`, when the answer has been sent — method, route template, the path with its query values
-// redacted and the peer (as the `req` serializer of src/logger.ts writes them), the status and the
+// redacted and the peer (as the `req` serializer of src/core/logger.ts writes them), the status and the
 // time taken. Fastify's default is two lines per request ("incoming request" and "request
 // completed"), twice the formatting, redaction and scrubbing for one fact; this LogController
 // (Fastify's hook for its own request lines, `logController` in src/app.ts) writes the second only,
@@ -11,11 +11,11 @@
 // The line is the one pino would write, built from its fixed fields straight into the logger's
 // stream: pino's generic path (the serializer, path redaction of an object that has no header in
 // it, a property walk) cost a read about a tenth of its instructions. The line still goes through
-// the logger's scrub of every secret form (src/logger.ts), and anything this path does not know
+// the logger's scrub of every secret form (src/core/logger.ts), and anything this path does not know
 // how to write (a mixin such as the trace id, a transport needing metadata) takes pino's path.
 import pino from 'pino'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import { accessRequest, scrubberOf } from './logger.js'
+import { accessRequest, scrubberOf } from '../core/logger.js'
 
 const S = pino.symbols
 const INFO = 30
