@@ -1,10 +1,10 @@
 // npm run bench -- --profile: the gateway (its own process, under --cpu-prof) under the uncached
-// task read at saturation, then the self time by function, heaviest first, and the GC pauses
+// task read at saturation (BENCH_PROFILE_ROW=coalesced: the coalesced health read), then the self time by function, heaviest first, and the GC pauses
 // (--trace-gc). For finding what to change before changing it (BENCHMARKS.md).
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SECONDS, restTask, startFleet } from './compare.js'
+import { SECONDS, restHealth, restTask, startFleet } from './compare.js'
 import { closedLoop } from './load.js'
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount: number }
@@ -15,8 +15,12 @@ export async function profile (): Promise<void> {
   const f = await startFleet()
   let result
   try {
-    await closedLoop(f.gateway.url, 32, 2, restTask(f.token))
-    result = await closedLoop(f.gateway.url, 32, SECONDS, restTask(f.token))
+    // BENCH_PROFILE_ROW=coalesced: the coalesced health read at 64 callers instead
+    const coalesced = process.env.BENCH_PROFILE_ROW === 'coalesced'
+    const req = coalesced ? restHealth(f.token) : restTask(f.token)
+    const conns = coalesced ? 64 : 32
+    await closedLoop(f.gateway.url, conns, 2, req)
+    result = await closedLoop(f.gateway.url, conns, SECONDS, req)
   } finally {
     await f.closeAll()
   }

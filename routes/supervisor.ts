@@ -5,7 +5,7 @@ import { z } from 'zod'
 import type { ArgusOperation } from '../src/argus/envelope.js'
 import { ArgusReadResponseSchema } from '../schemas/rest.js'
 import { ARGUS_READ, AUTHENTICATED, answers } from '../schemas/responses.js'
-import { trustedSerializer } from '../src/http/trusted-serializer.js'
+import { sharedAnswerSerializer } from '../src/http/trusted-serializer.js'
 
 const ROUTES: Array<[string, ArgusOperation, string, string]> = [
   ['/v1/supervisor/health', 'supervisor.health', 'getSupervisorHealth', 'Argus supervisor health'],
@@ -17,8 +17,9 @@ const supervisor: FastifyPluginAsyncZod = async (app) => {
   for (const [url, operation, operationId, summary] of ROUTES) {
     app.get(url, {
       config: { scope: 'read' },
-      // built by the reader: JSON.stringify, not the zod serializer (docs/design.md#hot-path)
-      serializerCompiler: trustedSerializer,
+      // built by the reader: JSON.stringify, not the zod serializer, once per shared answer
+      // (docs/design.md#hot-path)
+      serializerCompiler: sharedAnswerSerializer,
       schema: {
         operationId,
         tags: ['argus'],

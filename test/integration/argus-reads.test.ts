@@ -171,9 +171,15 @@ describe('coalescing', () => {
     expect(s.rpcCalls().filter((c) => c.method === 'message/send')).toHaveLength(1)
     const m = (await call(`${g.metricsUrl}/metrics`)).text
     expect(m).toMatch(/gateway_read_coalesced_total 9/)
-    // different reads are not coalesced, and a later identical read makes a fresh call
-    await Promise.all([get(g, '/v1/supervisor/health'), get(g, '/v1/supervisor/status')])
+    // every waiter gets the one answer, byte for byte (its text is made once, docs/design.md#hot-path)
+    expect(new Set(results.map((r) => r.text)).size).toBe(1)
+    // different reads are not coalesced, and a later identical read makes a fresh call — whose
+    // answer is its own, never the text made for the earlier one
+    const [later] = await Promise.all([get(g, '/v1/supervisor/health'), get(g, '/v1/supervisor/status')])
     expect(s.rpcCalls().filter((c) => c.method === 'message/send')).toHaveLength(3)
+    expect(later.status).toBe(200)
+    expect(later.body.requestId).not.toBe(results[0]!.body.requestId)
+    expect(later.text).toContain(later.body.requestId)
   })
 
   it('N concurrent identical tasks/get make one upstream call', async ({ startPair }) => {
