@@ -1,10 +1,12 @@
 // The documents' shape (docs/design.md#development): README.md is the front page, docs/api.md the
 // callers', docs/operating.md the operators', docs/design.md the contributors'. Checked here:
 // the README stays short and keeps the two commands CI and a hook look for; every relative link
-// of every document, and every `docs/<file>.md#<anchor>` cited anywhere in the repository (code
-// comments cite design.md by anchor), resolves; the configuration table lists exactly the
-// variables src/config/index.ts reads; docs/api.md documents every route the gateway serves, each with
-// a curl; the README's tour runs every control route; the bench results the documents cite exist.
+// of every document (the typed client's README included) resolves, its #anchor a heading by
+// GitHub's slug rules or an explicit <a id>, and so does every `docs/<file>.md#<anchor>` cited
+// anywhere in the repository (code comments cite design.md by anchor); the configuration table
+// lists exactly the variables the configuration reads; docs/api.md documents every route the
+// gateway serves, each with a curl; the README's tour runs every control route; every file in
+// bench/results/ is cited by a document, and every cited one is kept.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,8 +31,8 @@ function walk (dir: string): string[] {
   return out
 }
 
-/** the documents: the front page, the documents at the root and everything under docs/ */
-const DOCS = ['README.md', 'BENCHMARKS.md', 'RELIABILITY.md', ...walk('docs').filter((f) => f.endsWith('.md'))]
+/** the documents: the front page, the documents at the root, everything under docs/ and the typed client's README */
+const DOCS = ['README.md', 'BENCHMARKS.md', 'RELIABILITY.md', ...walk('docs').filter((f) => f.endsWith('.md')), 'clients/typescript/README.md']
 
 /** where code and configuration may cite a document */
 const CITING = [
@@ -38,26 +40,56 @@ const CITING = [
   'README.md', 'BENCHMARKS.md', 'RELIABILITY.md', 'eslint.config.js', 'package.json'
 ].filter((f) => /\.(ts|js|mjs|json|sh|ya?ml|md|conf|env)$|Dockerfile$|\.ci\/run$/.test(f))
 
-/** targets that another branch is adding: checked once they exist */
-const PENDING = new Set(['clients/typescript/README.md'])
+/** the text without fenced code blocks, indented ones in list items too (links and headings inside them are not links or headings) */
+const prose = (md: string): string => md.replace(/^[ \t]*(```|~~~)[^\n]*\n[\s\S]*?^[ \t]*\1[ \t]*$/gm, '')
 
-/** the text without fenced code blocks (links and headings inside them are not links or headings) */
-const prose = (md: string): string => md.replace(/^```[\s\S]*?^```/gm, '')
-
-/** GitHub's anchor for a heading */
-const slug = (heading: string): string =>
-  heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+/**
+ * GitHub's anchors for a document's headings, in order (github-slugger's rules, which no package in
+ * node_modules provides): the heading as rendered — HTML tags dropped, a link or image by its text —
+ * lower-cased; every character that is not a letter, a mark, a number, a connector (`_`), a hyphen or
+ * a space dropped (so `—` and `.` go, and `a — b` is `a--b`); each space a hyphen; a slug seen before
+ * in the document gets `-1`, `-2`, ….
+ */
+function githubSlugs (headings: string[]): string[] {
+  const occurrences = new Map<string, number>()
+  return headings.map((heading) => {
+    const text = heading
+      .replace(/\s+#+\s*$/, '')
+      .replace(/<[^>]*>/g, '')
+      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .trim()
+    const base = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-')
+    let slug = base
+    while (occurrences.has(slug)) {
+      const n = occurrences.get(base)! + 1
+      occurrences.set(base, n)
+      slug = `${base}-${n}`
+    }
+    occurrences.set(slug, 0)
+    return slug
+  })
+}
 
 function anchorsOf (file: string): Set<string> {
   const md = read(file)
   const ids = [...md.matchAll(/<a id="([^"]+)"><\/a>/g)].map((m) => m[1]!)
-  const headings = [...prose(md).matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!))
+  const headings = githubSlugs([...prose(md).matchAll(/^ {0,3}#{1,6}[ \t]+(.+)$/gm)].map((m) => m[1]!))
   return new Set([...ids, ...headings])
+}
+
+/** the relative links of a document's prose: inline `[text](target)` and reference definitions `[ref]: target` */
+function relativeLinks (md: string): string[] {
+  const text = prose(md).replace(/`[^`\n]*`/g, (code) => code.replace(/[[\]()]/g, ' '))
+  const targets = [
+    ...[...text.matchAll(/\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!),
+    ...[...text.matchAll(/^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/gm)].map((m) => m[1]!)
+  ]
+  return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t))
 }
 
 /** `path` (relative to the root) exists, and so does `anchor` in it when given */
 function resolves (path: string, anchor: string | undefined): string | undefined {
-  if (!existsSync(join(root, path))) return PENDING.has(path) ? undefined : `${path} does not exist`
+  if (!existsSync(join(root, path))) return `${path} does not exist`
   if (anchor === undefined || anchor === '') return undefined
   if (!path.endsWith('.md')) return `${path}#${anchor}: an anchor on a file that is not Markdown`
   return anchorsOf(path).has(anchor) ? undefined : `${path} has no anchor #${anchor}`
@@ -103,19 +135,45 @@ describe('the front page', () => {
 })
 
 describe('links and citations', () => {
+  it('slugs headings as GitHub does', () => {
+    expect(githubSlugs([
+      '`GET /readyz` — readiness',
+      'The read hot path, third round (2026-12-03)',
+      "The secret guard's search, every form a decoder accepts (2026-12-03)",
+      'Step 5 — if `request_status` is not advertised, or reconcile keeps failing: acknowledge',
+      'Replays: `Idempotent-Replayed`',
+      '[A link](https://example.com) and <a id="x"></a>HTML',
+      'Café naïve ünïcode',
+      'snake_case stays',
+      'Closed ##',
+      'Twice', 'Twice', 'Twice'
+    ])).toEqual([
+      'get-readyz--readiness',
+      'the-read-hot-path-third-round-2026-12-03',
+      'the-secret-guards-search-every-form-a-decoder-accepts-2026-12-03',
+      'step-5--if-request_status-is-not-advertised-or-reconcile-keeps-failing-acknowledge',
+      'replays-idempotent-replayed',
+      'a-link-and-html',
+      'café-naïve-ünïcode',
+      'snake_case-stays',
+      'closed',
+      'twice', 'twice-1', 'twice-2'
+    ])
+  })
+
   it('every relative link of every document resolves, its anchor included', () => {
     const broken: string[] = []
+    let links = 0
     for (const doc of DOCS) {
-      const text = prose(read(doc)).replace(/`[^`\n]*`/g, (code) => code.replace(/[[\]()]/g, ' '))
-      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-        const target = m[1]!
-        if (/^[a-z]+:/.test(target)) continue
+      for (const target of relativeLinks(read(doc))) {
+        links++
         const [path, anchor] = target.split('#') as [string, string | undefined]
-        const file = path === '' ? doc : relative(root, resolve(root, dirname(doc), path))
-        const problem = resolves(file, anchor)
+        const file = path === '' ? doc : relative(root, resolve(root, dirname(doc), decodeURI(path)))
+        const problem = resolves(file, anchor === undefined ? undefined : decodeURIComponent(anchor))
         if (problem !== undefined) broken.push(`${doc}: (${target}): ${problem}`)
       }
     }
+    expect(links).toBeGreaterThan(200)
     expect(broken).toEqual([])
   })
 
@@ -146,10 +204,13 @@ describe('links and citations', () => {
     expect(broken).toEqual([])
   })
 
-  it('every bench result a document cites is kept in bench/results/', () => {
+  it('every bench result a document cites is kept in bench/results/, and every one kept is cited', () => {
     const cited = new Set(DOCS.flatMap((doc) => [...read(doc).matchAll(/\b(?:compare|soak)-\d{4}-\d\d-\d\dT[\d-]+Z\.(?:json|md)\b/g)].map((m) => m[0])))
     expect(cited.size).toBeGreaterThan(0)
     for (const name of cited) expect(existsSync(join(root, 'bench/results', name)), name).toBe(true)
+    const kept = readdirSync(join(root, 'bench/results')).filter((name) => statSync(join(root, 'bench/results', name)).isFile())
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept.filter((name) => !cited.has(name)), 'kept in bench/results/ but cited by no document').toEqual([])
   })
 })
 
