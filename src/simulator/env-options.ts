@@ -2,7 +2,7 @@
 // SIMULATOR_FAULTS, the faults in force from the start, and SIMULATOR_TASK_SECONDS, how long a
 // campaign-control submission works before it is completed. One reading for `npm run simulator`
 // and the embedded default (src/config/index.ts), so both refuse a bad value with the same words.
-import { parseFaultRules, parseTaskSeconds } from './fault-spec.js'
+import { parseFaultRules, parseTaskSeconds } from './books/fault-spec.js'
 import type { FaultRule } from './types.js'
 
 /** seconds from a submission to `completed` when SIMULATOR_TASK_SECONDS is unset */

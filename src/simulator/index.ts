@@ -1,11 +1,16 @@
 // The OpenOperator A2A simulator: an independent reading of the remote's contract (seeds and
 // recorded fixtures), sharing no code with the gateway, with fault injection for tests and, for
 // people, through SIMULATOR_FAULTS and the loopback-only admin routes (docs/design.md#simulator-faults).
+// Its rooms import one way (test/simulator/no-circles.test.ts): books/ (what it remembers) ←
+// rpc/ (a call and its answer) ← extensions/ (Argus, campaign control) ← wire/ (v0.3, v1.0) ←
+// dispatch.ts (which wire answers a call) ← routes/; profiles.ts holds where the remotes differ.
 import type { AddressInfo } from 'node:net'
 import { buildSimulatorApp } from './app.js'
-import { DEMO_FILE_PATH, DEMO_TASK_ID, demoTask } from './seed-task.js'
-import { handleRpc } from './rpc-dispatch.js'
-import { createState, resolveOptions } from './state.js'
+import { DEMO_FILE_PATH, DEMO_TASK_ID, demoTask } from './books/seed-task.js'
+import { handleRpc } from './dispatch.js'
+import { resolveOptions } from './options.js'
+import { PROFILES } from './profiles.js'
+import { createState } from './state.js'
 import type { RpcCall, Simulator, SimulatorOptions } from './types.js'
 
 export type {
@@ -37,16 +42,15 @@ export type {
   SimulatorProtocol,
   WireProfile
 } from './types.js'
-export { defaultCard } from './card.js'
-export type { CardOptions } from './card.js'
-export { ARGUS_URN } from './argus.js'
-export { CONTROL_URN } from './control-options.js'
-export { CONTROL_REFUSED_CODE } from './control-rules.js'
-export { DEFAULT_SOURCE_SHA } from './state.js'
-export { SIMULATOR_PROTOCOLS } from './protocol.js'
-export { FAULT_KINDS, FAULT_OPERATIONS, parseFaultRules, parseTaskSeconds } from './fault-spec.js'
+export { defaultCard } from './cards/card.js'
+export type { CardOptions } from './cards/card.js'
+export { ARGUS_URN } from './extensions/argus.js'
+export { CONTROL_URN } from './extensions/control-options.js'
+export { CONTROL_REFUSED_CODE } from './extensions/control-rules.js'
+export { DEFAULT_SOURCE_SHA, SIMULATOR_PROTOCOLS } from './options.js'
+export { FAULT_KINDS, FAULT_OPERATIONS, parseFaultRules, parseTaskSeconds } from './books/fault-spec.js'
 export { DEFAULT_TASK_SECONDS, simulatorEnvOptions } from './env-options.js'
-export { ADMIN_PREFIX, isLoopbackPeer } from './admin-routes.js'
+export { ADMIN_PREFIX, isLoopbackPeer } from './routes/admin.js'
 export { DEMO_FILE_PATH, DEMO_TASK_ID }
 
 export async function startSimulator (options: SimulatorOptions = {}): Promise<Simulator> {
@@ -56,7 +60,7 @@ export async function startSimulator (options: SimulatorOptions = {}): Promise<S
   const app = buildSimulatorApp(state, options.tls)
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 })
   state.origin = originOf(app.server.address() as AddressInfo, options.tls !== undefined)
-  state.tasks.add(demoTask(state.origin, opts.profile, opts.sourceSha))
+  state.tasks.add(demoTask(state.origin, PROFILES[opts.profile], opts.sourceSha))
 
   let closed: Promise<void> | undefined
   return {
