@@ -43,6 +43,7 @@ import controlRoutes from '../routes/control.js'
 import requestRoutes from '../routes/requests.js'
 import ledgerRoutes from '../routes/ledger.js'
 import adminRoutes from '../routes/admin.js'
+import a2aRoutes from '../routes/a2a.js'
 
 export const BODY_LIMIT = 64 * 1024
 
@@ -133,5 +134,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(requestRoutes)
   await app.register(ledgerRoutes)
   await app.register(adminRoutes)
+  // the A2A front door: the REST surface's twin on the same core (docs/api.md#a2a-front-door)
+  await app.register(a2aRoutes)
   return app
 }

@@ -15,6 +15,7 @@ import type { JSONWebKeySet } from 'jose'
 import { JwtClaimsSchema, type JwtConfig } from '../callers/jwt.js'
 import { ASYMMETRIC_ALGORITHMS, parseJwks } from '../discovery/trusted-keys.js'
 import { parseCallers } from '../callers/static.js'
+import { frontCardConfig, type SigningKey } from '../front/signing-key.js'
 import { simulatorEnvOptions, type SimulatorEnvOptions } from '../simulator/env-options.js'
 
 export type Env = Record<string, string | undefined>
@@ -73,6 +74,10 @@ const EnvSchema = z.object({
   // unset: 5 s, or the interval when that is shorter
   GATEWAY_DISCOVERY_MIN_INTERVAL_MS: int(100, 86_400_000).optional(),
   GATEWAY_CARD_JWKS_FILE: z.string().min(1).optional(),
+  // the A2A front door's own card (docs/api.md#a2a-front-door): its signing key (a private JWK),
+  // and the public URL it names, required with the key so that no Host header is ever signed
+  GATEWAY_CARD_SIGNING_KEY: z.string().min(1).optional(),
+  GATEWAY_PUBLIC_URL: z.string().min(1).optional(),
   // callers from an identity provider (docs/design.md#authentication)
   GATEWAY_JWT_ISSUER: z.string().min(1).optional(),
   GATEWAY_JWT_AUDIENCE: z.string().min(1).optional(),
@@ -200,6 +205,8 @@ export interface Config {
   discoveryMinIntervalMs: number
   /** the trusted card-signing keys (docs/design.md#signed-cards), checked at start */
   cardJwks: { path: string; jwks: JSONWebKeySet } | undefined
+  /** the key the front door signs its card with, and the URL the card names (docs/api.md#a2a-front-door) */
+  frontCard: { signingKey: SigningKey | undefined; publicUrl: string | undefined }
   http: HttpEdgeConfig
   logLevel: string
   /** the `request completed` line per request (GATEWAY_ACCESS_LOG); error and mutation lines are written regardless */
@@ -360,6 +367,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
 
   if (fine('GATEWAY_DISCOVERY_MIN_INTERVAL_MS', 'GATEWAY_DISCOVERY_INTERVAL_MS') && e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS !== undefined && e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS > e.GATEWAY_DISCOVERY_INTERVAL_MS) problems.push('GATEWAY_DISCOVERY_MIN_INTERVAL_MS: must not exceed GATEWAY_DISCOVERY_INTERVAL_MS (the two bound the refresh period a card\'s Cache-Control may ask for)')
 
+  const { signingKey, publicUrl } = frontCardConfig(e.GATEWAY_CARD_SIGNING_KEY, e.GATEWAY_PUBLIC_URL, problems)
   let cardJwks: Config['cardJwks']
   if (e.GATEWAY_CARD_JWKS_FILE !== undefined) {
     let text: string | undefined
@@ -447,6 +455,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     discoveryIntervalMs: e.GATEWAY_DISCOVERY_INTERVAL_MS,
     discoveryMinIntervalMs: Math.min(e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS ?? DEFAULT_MIN_DISCOVERY_INTERVAL_MS, e.GATEWAY_DISCOVERY_INTERVAL_MS),
     cardJwks,
+    frontCard: { signingKey, publicUrl },
     http: {
       headersTimeoutMs: e.GATEWAY_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.GATEWAY_REQUEST_TIMEOUT_MS,

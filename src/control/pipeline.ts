@@ -69,6 +69,11 @@ export interface MutationRequest {
   body: unknown
   /** the Idempotency-Key header, as received */
   idempotencyKey: string | string[] | undefined
+  /**
+   * the task a cancel names (the A2A front door's tasks/cancel, docs/api.md#a2a-front-door): it must
+   * still be the campaign's bound task, and it is part of the params hash; REST names none
+   */
+  taskId?: string | undefined
 }
 
 export interface MutationAnswer { httpStatus: number; body: unknown; replayed: boolean }
@@ -186,9 +191,10 @@ function busy (requestId: string, why: 'moved' | 'blocked'): GatewayError {
  * lease is read after this (docs/design.md#leases): the remote's tasks/cancel ignores the
  * lease, so nothing may stand between the lease's answer and the send but the pending write.
  */
-export async function cancelTarget (d: PipelineDeps, campaignId: string): Promise<string> {
+export async function cancelTarget (d: PipelineDeps, campaignId: string, named?: string): Promise<string> {
   const bound = await d.ledger.getBoundTask(campaignId)
   if (bound === undefined) throw new GatewayError('no_bound_task')
+  if (named !== undefined && bound.taskId !== named) throw new GatewayError('task_not_cancelable', { message: 'The task is no longer its campaign\'s bound task.' })
   let task
   try {
     task = await fetchTask(d, bound.taskId, Date.now() + d.readTimeoutMs)
@@ -243,7 +249,7 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
     const requestId = resolveRequestId(body.requestId as string | undefined, req.idempotencyKey)
     const controllerId = req.caller.controllerId
     if (controllerId === undefined) throw new GatewayError('forbidden', { message: 'The caller has no controllerId.' })
-    const hash = paramsHash(req.operation, req.campaignId, body)
+    const hash = paramsHash(req.operation, req.campaignId, req.taskId === undefined ? body : { ...body, taskId: req.taskId })
 
     const replay = (a: MutationAnswer): MutationAnswer => {
       log(req, requestId, 'replayed', started)
@@ -273,7 +279,7 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       ambiguityBlock(ticket, req.operation === 'fence')
       const isCancel = req.operation === 'cancel'
       // a cancel checks its task first, then asks the remote for the lease it is sent under
-      const boundTaskId = isCancel ? await cancelTarget(d, req.campaignId) : undefined
+      const boundTaskId = isCancel ? await cancelTarget(d, req.campaignId, req.taskId) : undefined
       const lease: Lease | undefined = isClaim ? undefined : await d.leases.require(req.campaignId, controllerId, { fresh: isCancel })
       const authority: Authority = { campaignId: req.campaignId, controllerId, epoch: lease?.epoch ?? 0, requestId }
 

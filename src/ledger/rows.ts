@@ -1,7 +1,7 @@
 // Rows of either ledger ↔ the interface's records (docs/design.md#ledger): both stores keep the
 // same columns. JSON columns hold what the gateway itself wrote, so they are parsed without
 // validation.
-import type { BoundTask, ControllerBinding, LeaseView, MutationOperation, MutationRecord, RecordState, Resolution, StoredAnswer } from './types.js'
+import type { BoundTask, ControllerBinding, FrontSend, LeaseView, MutationOperation, MutationRecord, RecordState, Resolution, StoredAnswer } from './types.js'
 
 export const RECORD_COLUMNS = `request_id, campaign_id, caller, operation, params_hash, params, controller_epoch,
   owner, deadline, created_at, state, updated_at, answer, outcome_code, task_id, reconcile_failures, resolution, pruned_at`
@@ -87,4 +87,32 @@ export { controllerKey } from '../../schemas/callers.js'
 
 export function toBoundTask (r: BoundTaskRow): BoundTask {
   return { campaignId: r.campaign_id, taskId: r.task_id, requestId: r.request_id, boundAt: r.bound_at }
+}
+
+export const FRONT_SEND_COLUMNS = 'identity, message_id, caller, content_hash, kind, campaign_id, task_id, answer, created_at'
+
+export interface FrontSendRow {
+  identity: string
+  message_id: string
+  caller: string
+  content_hash: string
+  kind: string
+  campaign_id: string | null
+  task_id: string | null
+  answer: string | null
+  created_at: number
+}
+
+export function toFrontSend (r: FrontSendRow): FrontSend {
+  return {
+    identity: r.identity,
+    messageId: r.message_id,
+    caller: r.caller,
+    contentHash: r.content_hash,
+    kind: r.kind as FrontSend['kind'],
+    campaignId: r.campaign_id,
+    taskId: r.task_id,
+    answer: r.answer === null ? null : JSON.parse(r.answer) as unknown,
+    createdAt: r.created_at
+  }
 }

@@ -137,6 +137,28 @@ export interface LeaseView {
 }
 
 export interface BoundTask { campaignId: string; taskId: string; requestId: string; boundAt: number }
+/**
+ * One A2A front-door `message/send` (docs/api.md#a2a-front-door): de-duplicated by (caller
+ * identity, message id), and the owner of the task a submission created. Shared by replicas, so
+ * a task is visible to its own caller alone whichever replica is asked.
+ */
+export interface FrontSend {
+  /** `static:<caller name>` or `jwt:<issuer>#<subject>` (src/control/identity.ts) */
+  identity: string
+  messageId: string
+  /** the caller name when it was sent */
+  caller: string
+  /** a hash of the normalised send: the same id with other content is refused */
+  contentHash: string
+  kind: 'read' | 'submit'
+  /** the submission's campaign; null for a read */
+  campaignId: string | null
+  /** the task a submission created, once known */
+  taskId: string | null
+  /** a read's first answer (the JSON-RPC result), replayed to a repeat; null for a submission */
+  answer: unknown
+  createdAt: number
+}
 
 export interface Ledger {
   readonly kind: 'sqlite' | 'postgres'
@@ -233,6 +255,14 @@ export interface Ledger {
   listControllerBindings: () => Promise<ControllerBinding[]>
   /** false when no binding held the id (in any letter case) */
   removeControllerBinding: (controllerId: string) => Promise<boolean>
+  /** the front door's send of this identity and message id, if any */
+  getFrontSend: (identity: string, messageId: string) => Promise<FrontSend | undefined>
+  /** inserts the send unless the identity already used the message id; answers the send in force */
+  putFrontSend: (s: FrontSend) => Promise<FrontSend>
+  /** what the send came to: a read's answer, a submission's task (the task's owner from then on) */
+  settleFrontSend: (identity: string, messageId: string, r: { taskId?: string; answer?: unknown }) => Promise<void>
+  /** the send of this identity that created the task; undefined when the task is not the identity's */
+  frontTaskOf: (identity: string, taskId: string) => Promise<FrontSend | undefined>
   /** SQLite only: a consistent copy of the file, taken online (PostgreSQL has pg_dump) */
   backupTo?: (file: string) => Promise<void>
 

@@ -28,6 +28,8 @@ export interface GatewayMetrics {
   authRefused: Counter<'reason'>
   rateLimitStoreErrors: Counter
   readCoalesced: Counter
+  /** the A2A front door's requests by logical method (docs/api.md#a2a-front-door) */
+  frontRequests: Counter<'rpc_method' | 'outcome'>
   connectionsDropped: Counter<'listener' | 'reason'>
   /** re-reads of a file an operator points at that were refused (src/core/operator-files.ts) */
   operatorFileRefusals: Counter<'file' | 'reason'>
@@ -160,6 +162,7 @@ export function createMetrics (): GatewayMetrics {
     authRefused: new Counter({ name: 'gateway_auth_refused_total', help: 'Authentications refused (401), by reason: missing, unknown_token, expired, not_yet_valid, malformed, algorithm, unknown_kid, signature, claims, no_keys, controller_conflict', labelNames: ['reason'], registers }),
     rateLimitStoreErrors: new Counter({ name: 'gateway_rate_limit_store_errors_total', help: 'Rate-limit store (Redis) calls that failed, or were skipped while the store backs off after a failure; the request was served (fail open)', registers }),
     readCoalesced: new Counter({ name: 'gateway_read_coalesced_total', help: 'Reads served by an identical upstream call already in flight', registers }),
+    frontRequests: new Counter({ name: 'gateway_a2a_requests_total', help: 'JSON-RPC requests to the A2A front door by logical method and outcome (ok, or the error code)', labelNames: ['rpc_method', 'outcome'] as const, registers }),
     // reason: max_connections (the listener's cap), per_address (the bound per client address), accept_error (no descriptor left)
     connectionsDropped: new Counter({ name: 'gateway_http_connections_dropped_total', help: 'Connections closed on arrival, by listener (api, metrics) and reason (max_connections, per_address, accept_error)', labelNames: ['listener', 'reason'], registers }),
     // docs/design.md#operator-files: every series from the start, so that an alert on increase() sees the first refusal

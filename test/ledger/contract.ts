@@ -6,7 +6,7 @@
 // every record (docs/design.md#request-ids-are-forever), controller bindings, leases whose
 // highest epoch never goes down, one bound task per campaign, and the per-campaign lock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Ledger, MutationRecord, NewMutationRecord, Outcome, Resolution, StoredAnswer } from '../../src/ledger/types.js'
+import type { FrontSend, Ledger, MutationRecord, NewMutationRecord, Outcome, Resolution, StoredAnswer } from '../../src/ledger/types.js'
 import { appliedOutcome, insert, newId, pendingRecord } from './records.js'
 
 const resolution = (o: Partial<Resolution> = {}): Resolution =>
@@ -692,6 +692,42 @@ export function ledgerContract (name: string, make: (clock: () => number) => Pro
       it('names a request the ledger holds', async () => {
         await expect(ledger.setBoundTask({ campaignId: 'camp-1', taskId: 'task-1', requestId: 'no-such-request', boundAt: 1 })).rejects.toThrow()
         expect(await ledger.getBoundTask('camp-1')).toBeUndefined()
+      })
+    })
+
+    describe('front-door sends (docs/api.md#a2a-front-door)', () => {
+      const send = (o: Partial<FrontSend> = {}): FrontSend => ({
+        identity: 'static:alice', messageId: 'msg-1', caller: 'alice', contentHash: 'h-1', kind: 'submit', campaignId: 'camp-1', taskId: null, answer: null, createdAt: 1_000, ...o
+      })
+
+      it('one per (identity, message id): the first stays in force, a second identity has its own', async () => {
+        expect(await ledger.getFrontSend('static:alice', 'msg-1')).toBeUndefined()
+        expect(await ledger.putFrontSend(send())).toEqual(send())
+        // the same id with other content answers the send in force, unchanged
+        expect(await ledger.putFrontSend(send({ contentHash: 'h-2', createdAt: 2_000 }))).toEqual(send())
+        expect(await ledger.getFrontSend('static:alice', 'msg-1')).toEqual(send())
+        const bob = send({ identity: 'jwt:https://idp#bob', caller: 'jwt:bob', contentHash: 'h-3' })
+        expect(await ledger.putFrontSend(bob)).toEqual(bob)
+        expect(await ledger.getFrontSend('static:alice', 'msg-2')).toBeUndefined()
+      })
+
+      it('a read keeps its first answer; a submission owns its task for its identity alone', async () => {
+        const read = send({ messageId: 'msg-r', kind: 'read', campaignId: null })
+        await ledger.putFrontSend(read)
+        await ledger.settleFrontSend('static:alice', 'msg-r', { answer: { kind: 'message', parts: [{ kind: 'data', data: { ok: 'ü' } }] } })
+        expect((await ledger.getFrontSend('static:alice', 'msg-r'))?.answer).toEqual({ kind: 'message', parts: [{ kind: 'data', data: { ok: 'ü' } }] })
+
+        await ledger.putFrontSend(send())
+        expect(await ledger.frontTaskOf('static:alice', 'task-9')).toBeUndefined()
+        await ledger.settleFrontSend('static:alice', 'msg-1', { taskId: 'task-9' })
+        expect(await ledger.frontTaskOf('static:alice', 'task-9')).toEqual(send({ taskId: 'task-9' }))
+        // nobody else owns it, and settling again without a task id keeps it
+        expect(await ledger.frontTaskOf('static:bob', 'task-9')).toBeUndefined()
+        await ledger.settleFrontSend('static:alice', 'msg-1', {})
+        expect((await ledger.frontTaskOf('static:alice', 'task-9'))?.taskId).toBe('task-9')
+        // settling a send that does not exist writes nothing
+        await ledger.settleFrontSend('static:bob', 'msg-1', { taskId: 'task-9' })
+        expect(await ledger.frontTaskOf('static:bob', 'task-9')).toBeUndefined()
       })
     })
 

@@ -74,7 +74,7 @@ describe('sqlite file', () => {
     const db = sqliteDatabaseOf(ledger)!
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()
-    expect(tables).toEqual(['bound_tasks', 'campaign_generations', 'campaign_leases', 'controller_bindings', 'mutation_records'])
+    expect(tables).toEqual(['bound_tasks', 'campaign_generations', 'campaign_leases', 'controller_bindings', 'front_sends', 'mutation_records'])
     expect(migrate(db)).toEqual({ from: migrations.length, to: migrations.length })
     await ledger.close()
   })
@@ -126,7 +126,7 @@ describe('sqlite file', () => {
 
     const ledger = createSqliteLedger({ path })
     const db = sqliteDatabaseOf(ledger)!
-    expect(db.pragma('user_version', { simple: true })).toBe(3)
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
     expect(await ledger.get('mig-pending-old')).toMatchObject({ state: 'pending', answer: null, outcomeCode: null, updatedAt: 2_000, prunedAt: null })
     expect(await ledger.get('mig-pending-new')).toMatchObject({
       state: 'ambiguous', outcomeCode: 'ambiguous_write', answer: ambiguousAnswer('camp-m', 'mig-pending-new'), params: { a: 1 }, owner: 'gw-old', createdAt: 4_000, deadline: 99_000
@@ -150,7 +150,7 @@ describe('sqlite file', () => {
     const after = await ledger.exportRecords({ limit: 100 })
 
     // migrating again changes nothing, in place or at the next open
-    expect(migrate(db)).toEqual({ from: 3, to: 3 })
+    expect(migrate(db)).toEqual({ from: migrations.length, to: migrations.length })
     await ledger.close()
     const again = createSqliteLedger({ path })
     expect(await again.exportRecords({ limit: 100 })).toEqual(after)

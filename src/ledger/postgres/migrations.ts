@@ -107,7 +107,24 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX mutation_records_unresolved_all ON mutation_records (created_at, request_id COLLATE "C")
     WHERE state IN ('pending', 'ambiguous');
   `,
-  serialiseCampaigns
+  serialiseCampaigns,
+  // 4 (docs/api.md#a2a-front-door): the A2A front door's sends, one per (caller identity, message
+  // id), and through them the owner of each task a submission created: shared by replicas
+  `
+  CREATE TABLE front_sends (
+    identity TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    caller TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('read', 'submit')),
+    campaign_id TEXT,
+    task_id TEXT,
+    answer TEXT,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (identity, message_id)
+  );
+  CREATE INDEX front_sends_task ON front_sends (task_id, identity) WHERE task_id IS NOT NULL;
+  `
 ]
 
 export class LedgerSchemaError extends Error {}

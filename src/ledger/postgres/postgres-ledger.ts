@@ -9,7 +9,7 @@ import pg from 'pg'
 import type { Logger } from 'pino'
 import { ambiguousAnswer } from '../ambiguous-answer.js'
 import { createCampaignLocks } from '../campaign-locks.js'
-import { RECORD_COLUMNS, controllerKey, toBinding, toBoundTask, toJson, toLease, toRecord, type BindingRow, type BoundTaskRow, type LeaseRow, type RecordRow } from '../rows.js'
+import { FRONT_SEND_COLUMNS, RECORD_COLUMNS, controllerKey, toBinding, toBoundTask, toFrontSend, toJson, toLease, toRecord, type BindingRow, type BoundTaskRow, type FrontSendRow, type LeaseRow, type RecordRow } from '../rows.js'
 import type { CampaignTicket, InsertResult, Ledger } from '../types.js'
 import { migrate, LedgerSchemaError } from './migrations.js'
 import { redactUrl } from '../../http/redact-url.js'
@@ -312,6 +312,25 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
       RETURNING controller_id, identity, caller, bound_at`, [controllerKey(b.controllerId), b.controllerId, b.identity, b.caller, b.boundAt]))!),
     listControllerBindings: async () => (await q<BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings ORDER BY controller_key COLLATE "C"')).rows.map(toBinding),
     removeControllerBinding: async (controllerId) => ((await q('DELETE FROM controller_bindings WHERE controller_key = $1', [controllerKey(controllerId)])).rowCount ?? 0) === 1,
+
+    getFrontSend: async (identity, messageId) => {
+      const row = await one<FrontSendRow>(`SELECT ${FRONT_SEND_COLUMNS} FROM front_sends WHERE identity = $1 AND message_id = $2`, [identity, messageId])
+      return row === undefined ? undefined : toFrontSend(row)
+    },
+    // one statement: the send inserted now, or the one in force (a no-op update returns it)
+    putFrontSend: async (f) => toFrontSend((await one<FrontSendRow>(`INSERT INTO front_sends (${FRONT_SEND_COLUMNS})
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (identity, message_id) DO UPDATE SET identity = front_sends.identity
+      RETURNING ${FRONT_SEND_COLUMNS}`, [f.identity, f.messageId, f.caller, f.contentHash, f.kind, f.campaignId, f.taskId,
+      f.answer === null || f.answer === undefined ? null : toJson(f.answer), f.createdAt]))!),
+    settleFrontSend: async (identity, messageId, r) => {
+      await q(`UPDATE front_sends SET task_id = coalesce($3, task_id), answer = coalesce($4, answer)
+        WHERE identity = $1 AND message_id = $2`, [identity, messageId, r.taskId ?? null, r.answer === undefined ? null : toJson(r.answer)])
+    },
+    frontTaskOf: async (identity, taskId) => {
+      const row = await one<FrontSendRow>(`SELECT ${FRONT_SEND_COLUMNS} FROM front_sends
+        WHERE task_id = $1 AND identity = $2 ORDER BY created_at LIMIT 1`, [taskId, identity])
+      return row === undefined ? undefined : toFrontSend(row)
+    },
 
     lockCampaign: async (campaignId, waitMs) => {
       const started = Date.now()

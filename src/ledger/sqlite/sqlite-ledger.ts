@@ -13,7 +13,7 @@ import { UNGUARDED } from '../guard.js'
 import type { CampaignTicket, InsertResult, Ledger } from '../types.js'
 import { migrate } from './migrations.js'
 import { openSqliteDatabase } from './open.js'
-import { controllerKey, toBinding, toBoundTask, toJson, toLease, toRecord } from '../rows.js'
+import { controllerKey, toBinding, toBoundTask, toFrontSend, toJson, toLease, toRecord } from '../rows.js'
 import { prepareStatements } from './statements.js'
 
 export { LedgerLockedError } from './open.js'
@@ -149,6 +149,21 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
     },
     listControllerBindings: async () => s.bindings.all().map(toBinding),
     removeControllerBinding: async (controllerId) => s.unbind.run(controllerKey(controllerId)).changes === 1,
+    getFrontSend: async (identity, messageId) => {
+      const row = s.frontSend.get(identity, messageId)
+      return row === undefined ? undefined : toFrontSend(row)
+    },
+    putFrontSend: async (f) => {
+      s.putFrontSend.run({ ...f, answer: f.answer === null || f.answer === undefined ? null : toJson(f.answer) })
+      return toFrontSend(s.frontSend.get(f.identity, f.messageId)!)
+    },
+    settleFrontSend: async (identity, messageId, r) => {
+      s.settleFrontSend.run({ identity, messageId, taskId: r.taskId ?? null, answer: r.answer === undefined ? null : toJson(r.answer) })
+    },
+    frontTaskOf: async (identity, taskId) => {
+      const row = s.frontTaskOf.get(taskId, identity)
+      return row === undefined ? undefined : toFrontSend(row)
+    },
     // SQLite's online backup API: page by page, consistent, while this process keeps writing
     backupTo: async (file) => { await db.backup(file) },
 

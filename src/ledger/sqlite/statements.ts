@@ -2,7 +2,7 @@
 // Outcome writes are compare-and-set on the state column: the UPDATE names the state it
 // leaves, and the caller reads `changes` to learn whether it won.
 import type Database from 'better-sqlite3'
-import { RECORD_COLUMNS, type BindingRow, type BoundTaskRow, type LeaseRow, type RecordRow } from '../rows.js'
+import { FRONT_SEND_COLUMNS, RECORD_COLUMNS, type BindingRow, type BoundTaskRow, type FrontSendRow, type LeaseRow, type RecordRow } from '../rows.js'
 
 type Params = Record<string, unknown>
 type Id = { request_id: string; campaign_id: string }
@@ -89,6 +89,15 @@ export function prepareStatements (db: Database.Database) {
       VALUES (@key, @controllerId, @identity, @caller, @boundAt) ON CONFLICT (controller_key) DO NOTHING`),
     bindings: db.prepare<[], BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings ORDER BY controller_key'),
     unbind: db.prepare<[string]>('DELETE FROM controller_bindings WHERE controller_key = ?'),
+
+    frontSend: db.prepare<[string, string], FrontSendRow>(`SELECT ${FRONT_SEND_COLUMNS} FROM front_sends WHERE identity = ? AND message_id = ?`),
+    putFrontSend: db.prepare<Params>(`INSERT INTO front_sends (${FRONT_SEND_COLUMNS})
+      VALUES (@identity, @messageId, @caller, @contentHash, @kind, @campaignId, @taskId, @answer, @createdAt)
+      ON CONFLICT (identity, message_id) DO NOTHING`),
+    settleFrontSend: db.prepare<Params>(`UPDATE front_sends SET task_id = coalesce(@taskId, task_id), answer = coalesce(@answer, answer)
+      WHERE identity = @identity AND message_id = @messageId`),
+    frontTaskOf: db.prepare<[string, string], FrontSendRow>(`SELECT ${FRONT_SEND_COLUMNS} FROM front_sends
+      WHERE task_id = ? AND identity = ? ORDER BY created_at LIMIT 1`),
 
     ping: db.prepare<[], { ok: number }>('SELECT 1 AS ok')
   }

@@ -1,0 +1,297 @@
+// The A2A front door's JSON-RPC core (docs/api.md#a2a-front-door): one request in, one answer
+// out, no Fastify. It serves on the gateway's own core and nothing else: the Argus reads through
+// the reader (coalesced), tasks through the reader's tasks/get and the REST projection's rules,
+// every mutation through the control pipeline (lease, constraints envelope, single-shot on the
+// ledger), and de-duplicates each `message/send` by (caller identity, message id) in the ledger,
+// where each submission's task gets its owner: a task is shown and cancelled to that caller alone.
+import { createHash } from 'node:crypto'
+import canonicalize from 'canonicalize'
+import type { Logger } from 'pino'
+import type { Caller } from '../../schemas/callers.js'
+import { RPC_CODES } from '../../schemas/jsonrpc.js'
+import { isTask } from '../../schemas/a2a.js'
+import { ARGUS_EXTENSION_URN, ARGUS_OPERATIONS, type ArgusOperation } from '../argus/envelope.js'
+import type { ArgusReader } from '../argus/reader.js'
+import type { ControlPlane } from '../control/plane.js'
+import { callerIdentity } from '../control/identity.js'
+import { checkBodyRules } from '../control/rules.js'
+import type { Lease } from '../control/wire.js'
+import { GatewayError } from '../core/errors.js'
+import type { Discovery } from '../discovery/discovery.js'
+import type { FrontSend, Ledger, MutationOperation } from '../ledger/types.js'
+import { projectTaskJson } from '../tasks/projection.js'
+import type { TaskProjection } from '../../schemas/task.js'
+import { TaskIdSchema } from '../../schemas/task.js'
+import { protocolError, rpcErrorOf, rpcErrorOfBody, type RpcError } from './errors.js'
+import { frame, logicalOf, versionOf, type FrontVersion, type Logical, type RpcId } from './framing.js'
+import { sendParamsIn, sendResultOut, taskOut, taskParamsIn } from './wire.js'
+
+type Obj = Record<string, unknown>
+const isRecord = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+export interface FrontDoorDeps {
+  argus: Pick<ArgusReader, 'read' | 'getTask'>
+  control: Pick<ControlPlane, 'mutate' | 'readControl'>
+  ledger: Pick<Ledger, 'getFrontSend' | 'putFrontSend' | 'settleFrontSend' | 'frontTaskOf'>
+  discovery: Pick<Discovery, 'capability' | 'confirm'>
+  readTimeoutMs: number
+  logger: Logger
+  now?: () => number
+}
+
+export interface FrontInput {
+  /** the body as received */
+  text: string
+  /** the A2A-Version header */
+  version: string | string[] | undefined
+  caller: Caller
+}
+
+export interface FrontAnswer {
+  /** the JSON-RPC answer's text */
+  body: string
+  /** the logical method for metrics (a bounded set), and the outcome: ok, or the error's contract or protocol code */
+  rpcMethod: string
+  outcome: string
+}
+
+class Refusal extends Error {
+  constructor (readonly rpc: RpcError) { super(rpc.message) }
+}
+const refuse = (code: number, message: string, data?: Obj): Refusal => new Refusal(protocolError(code, message, data))
+const invalid = (message: string): GatewayError => new GatewayError('invalid_request', { message })
+
+/** the sanitised task: the REST projection's rules in A2A's shape; file URIs inert (a data part, never a link) */
+export function sanitisedTask (p: TaskProjection): Obj {
+  const s = p.supervisor
+  const metadata: Obj = { outcomeScope: 'attempt', artifactsTruncated: p.artifactsTruncated }
+  if (s !== null) {
+    metadata.argus_supervisor = {
+      revision: s.revision, stage: s.stage, run_id: s.runId, attempt_id: s.attemptId, source_sha: s.sourceSha, evidence_revision: s.evidenceRevision, evidence_ref: s.evidenceRef, blocked: s.blocked
+    }
+  }
+  return {
+    kind: 'task',
+    id: p.taskId,
+    contextId: p.contextId ?? '',
+    status: { state: p.state },
+    artifacts: p.artifacts.map((a, i) => ({
+      artifactId: a.artifactId ?? `artifact-${i + 1}`,
+      ...(a.name !== null ? { name: a.name } : {}),
+      parts: a.parts.map((part) => part.kind === 'file' ? { kind: 'data', data: { file: part.file } } : part)
+    })),
+    metadata
+  }
+}
+
+const contentHash = (v: unknown): string => createHash('sha256').update(canonicalize(v) ?? '').digest('hex')
+
+const leaseOut = (l: Lease | null): Obj | null => l === null ? null : { controller_id: l.controllerId, epoch: l.epoch, expires_at: l.expiresAt }
+
+export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput) => Promise<FrontAnswer> } {
+  const now = d.now ?? Date.now
+
+  /** a send already seen by this identity: its replay, or the refusal of other content */
+  async function seen (identity: string, messageId: string, hash: string): Promise<FrontSend | undefined> {
+    const prior = await d.ledger.getFrontSend(identity, messageId)
+    if (prior !== undefined && prior.contentHash !== hash) {
+      throw new GatewayError('idempotency_key_mismatch', { message: 'This message id was sent before with other content; nothing was sent.', requestId: messageId })
+    }
+    return prior
+  }
+
+  async function record (s: FrontSend): Promise<FrontSend> {
+    const held = await d.ledger.putFrontSend(s)
+    if (held.contentHash !== s.contentHash) throw new GatewayError('idempotency_key_mismatch', { message: 'This message id was sent before with other content; nothing was sent.', requestId: s.messageId })
+    return held
+  }
+
+  async function argusRead (caller: Caller, message: Obj, envelope: unknown): Promise<Obj> {
+    if (!isRecord(envelope) || typeof envelope.operation !== 'string' || (envelope.requestId !== undefined && typeof envelope.requestId !== 'string')) {
+      throw new GatewayError('invalid_argus_envelope', { message: `The ${ARGUS_EXTENSION_URN} metadata must hold an operation (and a string requestId).` })
+    }
+    if (!(ARGUS_OPERATIONS as readonly string[]).includes(envelope.operation)) {
+      throw new GatewayError('unsupported_argus_operation', { message: `The gateway serves ${ARGUS_OPERATIONS.join(', ')}.` })
+    }
+    const operation = envelope.operation as ArgusOperation
+    const parts = Array.isArray(message.parts) ? message.parts : []
+    for (const p of parts) {
+      const params = isRecord(p) && p.kind === 'data' && isRecord(p.data) ? p.data.params : undefined
+      if (params !== undefined && (!isRecord(params) || Object.keys(params).length > 0)) throw new GatewayError('invalid_argus_envelope', { message: 'The Argus reads take no parameters: params must be {}.' })
+    }
+    const identity = callerIdentity(caller)
+    const messageId = message.messageId as string
+    const hash = contentHash({ kind: 'read', operation, parts })
+    const prior = await seen(identity, messageId, hash)
+    if (prior?.answer !== undefined && prior.answer !== null) return prior.answer as Obj
+    if (prior === undefined) await record({ identity, messageId, caller: caller.name, contentHash: hash, kind: 'read', campaignId: null, taskId: null, answer: null, createdAt: now() })
+    const r = await d.argus.read(operation)
+    const answer = {
+      kind: 'message',
+      role: 'agent',
+      messageId: r.requestId,
+      parts: [{ kind: 'data', data: r.result }],
+      metadata: { [ARGUS_EXTENSION_URN]: { operation, requestId: r.requestId } }
+    }
+    await d.ledger.settleFrontSend(identity, messageId, { answer })
+    return answer
+  }
+
+  /** a mutation's answer: its result, or its stored error as a JSON-RPC error */
+  async function mutate (caller: Caller, operation: MutationOperation, campaignId: string, body: Obj, taskId?: string): Promise<Obj> {
+    const a = await d.control.mutate({ operation, campaignId, caller, body, idempotencyKey: undefined, taskId })
+    if (a.httpStatus >= 400) throw new Refusal(rpcErrorOfBody(a.body))
+    return a.body as Obj
+  }
+
+  const needs = (caller: Caller, scope: 'control'): void => {
+    if (!caller.scopes.includes(scope)) throw new GatewayError('forbidden', { message: `This method requires the ${scope} scope.` })
+  }
+
+  async function submit (caller: Caller, params: Obj, message: Obj, sup: unknown): Promise<Obj> {
+    needs(caller, 'control')
+    if (!isRecord(sup)) throw invalid('metadata.argus_supervisor must be an object.')
+    checkBodyRules(sup)
+    const allowed = new Set(['campaign_id', 'request_id', 'project'])
+    const extra = Object.keys(sup).find((k) => !allowed.has(k))
+    if (extra !== undefined) throw invalid(`metadata.argus_supervisor holds campaign_id, request_id and project only; ${JSON.stringify(extra.slice(0, 64))} is not one.`)
+    const otherMeta = Object.keys(message.metadata as Obj).find((k) => k !== 'argus_supervisor')
+    if (otherMeta !== undefined) throw new GatewayError('reserved_field', { message: 'A submission\'s message metadata holds argus_supervisor only.' })
+    if (typeof sup.campaign_id !== 'string' || sup.campaign_id === '') throw invalid('metadata.argus_supervisor.campaign_id must be a string.')
+    const messageId = message.messageId as string
+    if (sup.request_id !== undefined && sup.request_id !== messageId) throw new GatewayError('conflicting_fields', { message: 'metadata.argus_supervisor.request_id must equal the message id.' })
+    const config = params.configuration
+    if (!isRecord(config) || config.blocking !== false) throw invalid('A submission is non-blocking: configuration.blocking false (A2A 1.0: returnImmediately true).')
+    if (message.taskId !== undefined || message.referenceTaskIds !== undefined) throw invalid('A submission starts a new task: taskId and referenceTaskIds are not served.')
+    const body: Obj = { requestId: messageId, parts: message.parts, ...(sup.project !== undefined ? { project: sup.project } : {}) }
+    const identity = callerIdentity(caller)
+    const hash = contentHash({ kind: 'submit', campaignId: sup.campaign_id, body })
+    if (await seen(identity, messageId, hash) === undefined) {
+      await record({ identity, messageId, caller: caller.name, contentHash: hash, kind: 'submit', campaignId: sup.campaign_id, taskId: null, answer: null, createdAt: now() })
+    }
+    // the pipeline de-duplicates the request id itself: a repeat replays its stored outcome, never a second send
+    const answer = await mutate(caller, 'submit', sup.campaign_id, body)
+    const taskId = typeof answer.taskId === 'string' ? answer.taskId : undefined
+    if (taskId === undefined) throw new GatewayError('ambiguous_write', { requestId: messageId, message: 'The submission was resolved without a task id; see its request record.' })
+    await d.ledger.settleFrontSend(identity, messageId, { taskId })
+    const state = typeof answer.state === 'string' ? answer.state : 'submitted'
+    return { kind: 'task', id: taskId, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: sup.campaign_id, request_id: messageId } } }
+  }
+
+  async function send (caller: Caller, raw: Obj, v: FrontVersion): Promise<Obj> {
+    const params = sendParamsIn(raw, v)
+    const message = params.message as Obj
+    if (typeof message.messageId !== 'string' || message.messageId === '') throw invalid('params.message.messageId must be a non-empty string.')
+    if (!Array.isArray(message.parts)) throw invalid('params.message.parts must be an array.')
+    const meta = message.metadata
+    if (meta !== undefined && !isRecord(meta)) throw invalid('params.message.metadata must be an object.')
+    const extensions = Array.isArray(message.extensions) ? message.extensions : []
+    if (isRecord(meta) && (ARGUS_EXTENSION_URN in meta || extensions.includes(ARGUS_EXTENSION_URN))) return await argusRead(caller, message, meta[ARGUS_EXTENSION_URN])
+    if (isRecord(meta) && 'argus_supervisor' in meta) return await submit(caller, params, message, meta.argus_supervisor)
+    throw refuse(RPC_CODES.unsupportedOperation, `The gateway serves message/send in two profiles only: an Argus read (the ${ARGUS_EXTENSION_URN} extension) and a submission (metadata.argus_supervisor).`)
+  }
+
+  /** the task of this caller's own send, or TaskNotFound: another caller's task does not exist for them */
+  async function ownTask (caller: Caller, raw: Obj): Promise<{ id: string; send: FrontSend; params: Obj }> {
+    const params = taskParamsIn(raw)
+    const id = typeof params.id === 'string' ? params.id : typeof params.name === 'string' ? params.name.replace(/^tasks\//, '') : undefined
+    if (id === undefined) throw invalid('params.id must be the task id.')
+    const own = TaskIdSchema.safeParse(id).success ? await d.ledger.frontTaskOf(callerIdentity(caller), id) : undefined
+    if (own === undefined || own.campaignId === null) throw new GatewayError('not_found', { message: 'Task not found.' })
+    return { id, send: own, params }
+  }
+
+  async function getTask (caller: Caller, raw: Obj): Promise<Obj> {
+    const { id } = await ownTask(caller, raw)
+    const cap = d.discovery.capability('a2a.tasks.get')
+    if (cap.state === 'unavailable') throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
+    const task = await d.argus.getTask(id, Date.now() + d.readTimeoutMs)
+    if (!isTask(task)) throw new GatewayError('upstream_invalid_response')
+    if ((task.artifacts ?? []).length > 0) d.discovery.confirm('a2a.artifacts')
+    return sanitisedTask(JSON.parse(projectTaskJson(task)) as TaskProjection)
+  }
+
+  async function cancel (caller: Caller, raw: Obj): Promise<Obj> {
+    needs(caller, 'control')
+    const { id, send: own, params } = await ownTask(caller, raw)
+    const meta = params.metadata
+    const sup = isRecord(meta) ? meta.argus_supervisor : undefined
+    if (!isRecord(sup) || typeof sup.request_id !== 'string') throw invalid('tasks/cancel needs metadata.argus_supervisor.request_id: the cancel\'s own request id.')
+    checkBodyRules(sup)
+    const extra = Object.keys(sup).find((k) => k !== 'request_id' && k !== 'campaign_id')
+    if (extra !== undefined) throw invalid('metadata.argus_supervisor holds request_id (and campaign_id) only.')
+    if (sup.campaign_id !== undefined && sup.campaign_id !== own.campaignId) throw new GatewayError('conflicting_fields', { message: 'metadata.argus_supervisor.campaign_id is not this task\'s campaign.' })
+    const answer = await mutate(caller, 'cancel', own.campaignId!, { requestId: sup.request_id }, id)
+    const state = typeof answer.state === 'string' ? answer.state : 'canceled'
+    return { kind: 'task', id, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: own.campaignId, request_id: sup.request_id } } }
+  }
+
+  const OP: Partial<Record<Logical, MutationOperation>> = { claim_control: 'claim', renew_control: 'renew', release_control: 'release', intervene: 'intervene' }
+
+  async function campaign (caller: Caller, logical: Logical, params: Obj): Promise<Obj> {
+    checkBodyRules(params)
+    if (typeof params.campaign_id !== 'string' || params.campaign_id === '') throw invalid('params.campaign_id must be a string.')
+    const campaignId = params.campaign_id
+    if (logical === 'read_control') {
+      if (Object.keys(params).length > 1) throw invalid('campaign/read_control takes campaign_id only.')
+      return { lease: leaseOut(await d.control.readControl(campaignId)) }
+    }
+    needs(caller, 'control')
+    const operation = OP[logical]!
+    const allowed = new Set(['campaign_id', 'request_id', ...(operation === 'claim' || operation === 'renew' ? ['ttl_seconds'] : []), ...(operation === 'intervene' ? ['intervention'] : [])])
+    const extra = Object.keys(params).find((k) => !allowed.has(k))
+    if (extra !== undefined) throw invalid(`${JSON.stringify(extra.slice(0, 64))} is not a parameter of this method.`)
+    const body: Obj = { requestId: params.request_id }
+    if (params.ttl_seconds !== undefined) body.ttlSeconds = params.ttl_seconds
+    if (params.intervention !== undefined) body.intervention = params.intervention
+    const a = await mutate(caller, operation, campaignId, body)
+    if (isRecord(a.lease)) return { lease: leaseOut(a.lease as unknown as Lease) }
+    if (a.released === true) return { released: true }
+    if (a.accepted === true) return { accepted: true }
+    // a replay of a resolved request answers its record: the request's final state
+    return { request_id: params.request_id, state: a.state ?? null }
+  }
+
+  async function dispatch (caller: Caller, logical: Logical, params: Obj, v: FrontVersion): Promise<Obj> {
+    switch (logical) {
+      case 'send': return sendResultOut(await send(caller, params, v), v)
+      case 'get': return taskOut(await getTask(caller, params), v)
+      case 'cancel': return taskOut(await cancel(caller, params), v)
+      case 'stream':
+      case 'resubscribe':
+        throw refuse(RPC_CODES.unsupportedOperation, 'Streaming is not served: the card says streaming false; use the blocking send and tasks/get.')
+      case 'push':
+        throw refuse(RPC_CODES.pushNotificationNotSupported, 'Push notifications are not supported.')
+      case 'extendedCard':
+        throw refuse(RPC_CODES.extendedAgentCardNotConfigured, 'The gateway has no extended agent card.')
+      case 'list':
+        throw refuse(RPC_CODES.unsupportedOperation, 'Listing tasks is not served.')
+      default:
+        return await campaign(caller, logical, params)
+    }
+  }
+
+  const answer = (id: RpcId | null, r: { result: Obj } | { error: RpcError }): string =>
+    JSON.stringify({ jsonrpc: '2.0', id, ...r })
+
+  return {
+    handle: async (input) => {
+      const framed = frame(input.text)
+      if (!framed.ok) return { body: answer(framed.id, { error: framed.error }), rpcMethod: 'invalid', outcome: String(framed.error.code) }
+      const { id, method, params } = framed.req
+      const version = versionOf(input.version)
+      if (typeof version !== 'string') return { body: answer(id, { error: version }), rpcMethod: 'invalid', outcome: String(version.code) }
+      const l = logicalOf(method, version)
+      if ('code' in l) return { body: answer(id, { error: l }), rpcMethod: 'unknown', outcome: String(l.code) }
+      try {
+        const result = await dispatch(input.caller, l.logical, params, version)
+        return { body: answer(id, { result }), rpcMethod: l.canonical, outcome: 'ok' }
+      } catch (err) {
+        const error = err instanceof Refusal ? err.rpc : rpcErrorOf(err)
+        if (!(err instanceof Refusal) && !(err instanceof GatewayError)) d.logger.error({ err, rpcMethod: l.canonical }, 'front door request failed')
+        const code = error.data?.code
+        return { body: answer(id, { error }), rpcMethod: l.canonical, outcome: typeof code === 'string' ? code : String(error.code) }
+      }
+    }
+  }
+}

@@ -1,0 +1,136 @@
+// What callers send, in the one shape the gateway reads (docs/api.md#a2a-front-door), and its
+// answers back in the caller's generation. Inbound: A2A's snake_case keys (`message_id`,
+// `context_id`, `task_id`, `accepted_output_modes`, `history_length`, …) become camelCase, the
+// Argus envelope's legacy `request_id` becomes `requestId` — both spellings with different
+// values are refused — and a v1.0 request (parts without `kind`, `ROLE_USER`,
+// `returnImmediately`) becomes v0.3's shape. Outbound: v0.3's shape as is, or v1.0's
+// (`TASK_STATE_*`, parts without `kind`, a send's `{task}` / `{message}` wrapper). Only A2A's
+// own objects are renamed: a data part's data and any metadata keep their keys.
+import { GatewayError } from '../core/errors.js'
+import { ARGUS_EXTENSION_URN } from '../argus/envelope.js'
+import type { FrontVersion } from './framing.js'
+
+type Obj = Record<string, unknown>
+const isRecord = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+const SNAKE: Record<string, string> = {
+  message_id: 'messageId',
+  context_id: 'contextId',
+  task_id: 'taskId',
+  reference_task_ids: 'referenceTaskIds',
+  accepted_output_modes: 'acceptedOutputModes',
+  history_length: 'historyLength',
+  push_notification_config: 'pushNotificationConfig',
+  return_immediately: 'returnImmediately',
+  media_type: 'mediaType',
+  mime_type: 'mimeType',
+  artifact_id: 'artifactId'
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+/** one object's snake_case A2A keys renamed; both spellings that disagree are refused */
+function camel (o: Obj, where: string, names: Record<string, string> = SNAKE): Obj {
+  let out: Obj | undefined
+  for (const [snake, camelName] of Object.entries(names)) {
+    if (!Object.hasOwn(o, snake)) continue
+    out ??= { ...o }
+    if (Object.hasOwn(o, camelName) && !same(o[camelName], o[snake])) {
+      throw new GatewayError('conflicting_fields', { message: `${where}.${snake} and ${where}.${camelName} differ; send one.` })
+    }
+    out[camelName] = o[snake]
+    delete out[snake]
+  }
+  return out ?? o
+}
+
+const V1_ROLE: Record<string, string> = { ROLE_USER: 'user', ROLE_AGENT: 'agent' }
+
+function partIn (p: unknown, v: FrontVersion): unknown {
+  if (!isRecord(p)) return p
+  const q = camel(p, 'part')
+  if (v === '0.3' || typeof q.kind === 'string') {
+    return isRecord(q.file) ? { ...q, file: camel(q.file, 'part.file') } : q
+  }
+  const { text, data, url, raw, mediaType, filename, ...rest } = q
+  if (text !== undefined) return { kind: 'text', text, ...rest }
+  if (data !== undefined) return { kind: 'data', data, ...rest }
+  if (url !== undefined || raw !== undefined) {
+    return { kind: 'file', file: { ...(url !== undefined ? { uri: url } : { bytes: raw }), ...(mediaType !== undefined ? { mimeType: mediaType } : {}), ...(filename !== undefined ? { name: filename } : {}) }, ...rest }
+  }
+  return { kind: 'unknown', ...rest }
+}
+
+/** message/send params in v0.3's camelCase shape */
+export function sendParamsIn (params: Obj, v: FrontVersion): Obj {
+  const p = camel(params, 'params')
+  const out: Obj = { ...p }
+  if (p.configuration !== undefined) {
+    if (!isRecord(p.configuration)) throw new GatewayError('invalid_request', { message: 'params.configuration must be an object.' })
+    const c = camel(p.configuration, 'params.configuration')
+    if (v === '1.0' && 'returnImmediately' in c) {
+      const { returnImmediately, ...rest } = c
+      out.configuration = { ...rest, blocking: returnImmediately !== true }
+    } else out.configuration = c
+  }
+  if (!isRecord(p.message)) throw new GatewayError('invalid_request', { message: 'params.message must be an object.' })
+  const m = camel(p.message, 'params.message')
+  const message: Obj = { ...m }
+  if (v === '1.0' || m.kind === undefined) message.kind = 'message'
+  if (typeof m.role === 'string' && V1_ROLE[m.role] !== undefined) message.role = V1_ROLE[m.role]
+  if (Array.isArray(m.parts)) message.parts = m.parts.map((x) => partIn(x, v))
+  // the Argus envelope's legacy request_id, as the remote accepts it (and the gateway never sends)
+  const meta = m.metadata
+  if (isRecord(meta) && isRecord(meta[ARGUS_EXTENSION_URN])) {
+    message.metadata = { ...meta, [ARGUS_EXTENSION_URN]: camel(meta[ARGUS_EXTENSION_URN], `params.message.metadata["${ARGUS_EXTENSION_URN}"]`, { request_id: 'requestId' }) }
+  }
+  out.message = message
+  // a v1.0 send blocks unless told otherwise
+  if (v === '1.0' && out.configuration === undefined) out.configuration = { blocking: true }
+  return out
+}
+
+/** tasks/get and tasks/cancel params: `id` (v0.3) or `id`/`name` as v1.0 writes it, camelCase keys */
+export function taskParamsIn (params: Obj): Obj {
+  return camel(params, 'params')
+}
+
+// ---- outbound ------------------------------------------------------------------------------
+
+const V1_STATE: Record<string, string> = {
+  submitted: 'TASK_STATE_SUBMITTED',
+  working: 'TASK_STATE_WORKING',
+  completed: 'TASK_STATE_COMPLETED',
+  failed: 'TASK_STATE_FAILED',
+  canceled: 'TASK_STATE_CANCELED',
+  'input-required': 'TASK_STATE_INPUT_REQUIRED',
+  rejected: 'TASK_STATE_REJECTED',
+  'auth-required': 'TASK_STATE_AUTH_REQUIRED',
+  unknown: 'TASK_STATE_UNSPECIFIED'
+}
+
+function partOut (p: unknown): unknown {
+  if (!isRecord(p)) return p
+  const { kind: _kind, ...rest } = p
+  return rest
+}
+
+function messageOut (m: Obj): Obj {
+  const { kind: _kind, role, parts, ...rest } = m
+  return { ...rest, role: role === 'agent' ? 'ROLE_AGENT' : 'ROLE_USER', parts: Array.isArray(parts) ? parts.map(partOut) : [] }
+}
+
+/** a task (v0.3's shape) as the caller's version writes it */
+export function taskOut (t: Obj, v: FrontVersion): Obj {
+  if (v === '0.3') return t
+  const { kind: _kind, status, artifacts, ...rest } = t
+  const s = isRecord(status) ? { ...status, state: V1_STATE[String(status.state)] ?? 'TASK_STATE_UNSPECIFIED' } : status
+  const a = Array.isArray(artifacts) ? artifacts.map((x) => isRecord(x) ? { ...x, parts: Array.isArray(x.parts) ? x.parts.map(partOut) : [] } : x) : artifacts
+  return { ...rest, status: s, ...(a !== undefined ? { artifacts: a } : {}) }
+}
+
+/** a send's result: v0.3's task or message, or v1.0's `{task}` / `{message}` */
+export function sendResultOut (r: Obj, v: FrontVersion): Obj {
+  if (v === '0.3') return r
+  return r.kind === 'message' ? { message: messageOut(r) } : { task: taskOut(r, v) }
+}
