@@ -22,7 +22,8 @@ describe('the signed card', () => {
     expect(jwks.keys).toHaveLength(1)
     expect(jwks.keys[0]).toMatchObject({ kid: 'gw-card-1', alg: 'ES256', use: 'sig', kty: 'EC' })
     expect(jwks.keys[0].d).toBeUndefined()
-    for (const headers of [{}, { 'a2a-version': '1.0' }, { host: 'evil.example' }]) {
+    const variants: Array<Record<string, string>> = [{}, { 'a2a-version': '1.0' }, { host: 'evil.example' }]
+    for (const headers of variants) {
       const card = (await call(`${gw.url}/a2a/.well-known/agent-card.json`, { headers })).body
       expect(JSON.stringify(card)).not.toContain('evil.example')
       expect(card.supportedInterfaces[0].url).toBe('https://gateway.example/a2a/')
