@@ -36,6 +36,20 @@ export default tseslint.config(
     rules: { 'no-console': 'off' }
   },
   {
+    // schemas are leaves (docs/design.md#walls): zod and one another, and of the gateway's code only
+    // the error table, itself a leaf; the mutation vocabulary they share with the ledger lives
+    // here (schemas/mutations.ts), so a body's enum never pulls store code in
+    files: ['schemas/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '^\\.\\./src/(?!core/errors\\.js$)', message: 'schemas are leaves: nothing of src/ but the error table (src/core/errors.ts)' },
+          { group: ['../routes/**', 'fastify', 'fastify-*', '@fastify/*'], message: 'schemas are leaves: no routes, no Fastify' }
+        ]
+      }]
+    }
+  },
+  {
     files: ['src/upstream/**', 'src/discovery/**', 'src/argus/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', '**/routes/**', '**/plugins/**', '**/control/**'], message: 'protocol core and reads know no Fastify and no control code' }] }]
