@@ -56,6 +56,15 @@ export default tseslint.config(
     }
   },
   {
+    // tracing observes, it does not decide (docs/design.md#walls): what a mutation's answer means
+    // is handed in by the upstream plugin, so no control or ledger code can run inside a span
+    // wrapper, and the config it reads is the zod-only leaf (src/config/env.ts)
+    files: ['src/tracing/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/control/**', '**/ledger/**', '**/routes/**', '**/plugins/**', '../config/index*', '../config/load*'], message: 'tracing knows no control, ledger, route or plugin code; what it needs is handed in' }] }]
+    }
+  },
+  {
     files: ['src/control/**', 'src/ledger/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify-*', '@fastify/*', '**/routes/**', '**/plugins/**', '**/simulator/**'], message: 'the control plane and the ledger are plain factories: no Fastify, no routes, no simulator' }] }]
