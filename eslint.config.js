@@ -65,9 +65,19 @@ export default tseslint.config(
     }
   },
   {
-    files: ['src/control/**', 'src/ledger/**'],
+    files: ['src/control/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify-*', '@fastify/*', '**/routes/**', '**/plugins/**', '**/simulator/**'], message: 'the control plane and the ledger are plain factories: no Fastify, no routes, no simulator' }] }]
+      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify-*', '@fastify/*', '**/routes/**', '**/plugins/**', '**/simulator/**'], message: 'the control plane and the ledger are plain factories: no Fastify, no routes, no simulator' }] }],
+      // the plane asks the ledger for a capability (singleWriter), never which store it has
+      'no-restricted-syntax': ['error', { selector: 'Literal[value=/^(sqlite|postgres)$/]', message: 'the control plane names no store: ask the Ledger interface for the capability instead' }]
+    }
+  },
+  {
+    // stores keep state; the control plane speaks (docs/design.md#walls): a store writes the
+    // answers it is handed (LedgerOptions.ambiguousAnswer) and formats none of its own
+    files: ['src/ledger/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify-*', '@fastify/*', '**/routes/**', '**/plugins/**', '**/simulator/**', '**/control/**'], message: 'the ledger is a plain store: no Fastify, no routes, no plugins, no simulator, no control code' }] }]
     }
   },
   {

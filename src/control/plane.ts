@@ -168,8 +168,8 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
       await clocks.start()
       // local lease state is unknown after a restart: the next decision asks read_control
       await o.ledger.forgetAllLeases(now())
-      // one process owns an SQLite file: nobody can still be waiting on its pending records
-      if (o.ledger.kind === 'sqlite') logExpired(await o.ledger.expireAllPending(now()), 'the gateway restarted before its outcome was written')
+      // the only writer of its store: nobody else can still be waiting on its pending records
+      if (o.ledger.singleWriter) logExpired(await o.ledger.expireAllPending(now()), 'the gateway restarted before its outcome was written')
       else await sweep()
       timer ??= setInterval(() => {
         sweep().catch((err: unknown) => { o.logger.error({ err }, 'sweeping pending mutations failed') })

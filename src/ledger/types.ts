@@ -49,6 +49,13 @@ export interface StoredAnswer {
   body: unknown
 }
 
+/**
+ * what a record the store itself turns ambiguous (an expired pending record, migration 3)
+ * answers on a replay: the control plane's rendering (src/control/ambiguous-answer.ts), handed to
+ * the store when it opens. Stores keep state; they never write an HTTP answer of their own
+ */
+export type AmbiguousAnswer = (campaignId: string, requestId: string) => StoredAnswer
+
 export interface MutationRecord extends Omit<NewMutationRecord, 'waitMs'> {
   /** ms since epoch on the ledger's clock after which any process may turn it ambiguous */
   deadline: number
@@ -126,7 +133,13 @@ export interface LeaseView {
 export interface BoundTask { campaignId: string; taskId: string; requestId: string; boundAt: number }
 
 export interface Ledger {
+  /** which store this is (logs, tests); the control plane asks for a capability, never this */
   readonly kind: 'sqlite' | 'postgres'
+  /**
+   * this process is the store's only writer (SQLite: one process owns the file), so at start no
+   * other process can still be waiting on one of its pending records
+   */
+  readonly singleWriter: boolean
   /**
    * the ledger's clock, ms since the epoch: PostgreSQL's own, or this process's for SQLite. Every
    * deadline is written and judged on it (docs/design.md#one-clock)
