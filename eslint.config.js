@@ -3,6 +3,13 @@ import tseslint from 'typescript-eslint'
 import globals from 'globals'
 import neostandard from 'neostandard'
 
+// one read call (docs/design.md#walls): every read on the upstream goes through readRpc
+// (src/argus/read-rpc.ts), so a read's failures map to contract errors one way, whichever read
+const ONE_READ_CALL = {
+  selector: "CallExpression[callee.property.name='rpc'] Property[key.name='kind'][value.value='read']",
+  message: 'a read on the upstream goes through readRpc (src/argus/read-rpc.ts): one copy of its error mapping'
+}
+
 export default tseslint.config(
   // clients/typescript/src/schema.d.ts is openapi-typescript's output (npm run client:generate)
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'clients/typescript/dist/', 'clients/typescript/src/schema.d.ts'] },
@@ -30,6 +37,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error'
     }
+  },
+  {
+    files: ['src/**', 'routes/**'],
+    ignores: ['src/argus/read-rpc.ts', 'src/simulator/**'],
+    rules: { 'no-restricted-syntax': ['error', ONE_READ_CALL] }
   },
   {
     files: ['src/cli/**', 'scripts/**', 'bench/**', 'test/**', 'clients/typescript/examples/**'],
@@ -69,7 +81,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify-*', '@fastify/*', '**/routes/**', '**/plugins/**', '**/simulator/**'], message: 'the control plane and the ledger are plain factories: no Fastify, no routes, no simulator' }] }],
       // the plane asks the ledger for a capability (singleWriter), never which store it has
-      'no-restricted-syntax': ['error', { selector: 'Literal[value=/^(sqlite|postgres)$/]', message: 'the control plane names no store: ask the Ledger interface for the capability instead' }]
+      'no-restricted-syntax': ['error', ONE_READ_CALL, { selector: 'Literal[value=/^(sqlite|postgres)$/]', message: 'the control plane names no store: ask the Ledger interface for the capability instead' }]
     }
   },
   {
