@@ -62,6 +62,21 @@ export default tseslint.config(
     }
   },
   {
+    // config as data (docs/design.md#walls): the configuration reads the environment and the files
+    // it names with core helpers and the few parsers it shares with what re-reads the same input
+    // (callers, key sets, the upstream URL, the tracing switch, the simulator's options); it
+    // borrows no constant from a domain module, so nothing of the domain can circle back to it
+    files: ['src/config/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          regex: '^\\.\\./(?!core/|\\.\\./schemas/|callers/static\\.js$|discovery/trusted-keys\\.js$|upstream/url\\.js$|tracing/env\\.js$|simulator/env-options\\.js$|http/redact-url\\.js$)',
+          message: 'the configuration imports core/, schemas/ and the parsers it shares (callers/static, discovery/trusted-keys, upstream/url, tracing/env, simulator/env-options, http/redact-url), nothing else of the gateway'
+        }]
+      }]
+    }
+  },
+  {
     files: ['src/upstream/**', 'src/discovery/**', 'src/argus/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', '**/routes/**', '**/plugins/**', '**/control/**'], message: 'protocol core and reads know no Fastify and no control code' }] }]
