@@ -3,6 +3,13 @@ import tseslint from 'typescript-eslint'
 import globals from 'globals'
 import neostandard from 'neostandard'
 
+// one read call (docs/design.md#walls): every read on the upstream goes through readRpc
+// (src/argus/read-rpc.ts), so a read's failures map to contract errors one way, whichever read
+const ONE_READ_CALL = {
+  selector: "CallExpression[callee.property.name='rpc'] Property[key.name='kind'][value.value='read']",
+  message: 'a read on the upstream goes through readRpc (src/argus/read-rpc.ts): one copy of its error mapping'
+}
+
 export default tseslint.config(
   // clients/typescript/src/schema.d.ts is openapi-typescript's output (npm run client:generate)
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'clients/typescript/dist/', 'clients/typescript/src/schema.d.ts'] },
@@ -32,8 +39,42 @@ export default tseslint.config(
     }
   },
   {
+    files: ['src/**', 'routes/**'],
+    ignores: ['src/argus/read-rpc.ts', 'src/simulator/**'],
+    rules: { 'no-restricted-syntax': ['error', ONE_READ_CALL] }
+  },
+  {
     files: ['src/cli/**', 'scripts/**', 'bench/**', 'test/**', 'clients/typescript/examples/**'],
     rules: { 'no-console': 'off' }
+  },
+  {
+    // schemas are leaves (docs/design.md#walls): zod and one another, and of the gateway's code only
+    // the error table, itself a leaf; the mutation vocabulary they share with the ledger lives
+    // here (schemas/mutations.ts), so a body's enum never pulls store code in
+    files: ['schemas/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '^\\.\\./src/(?!core/errors\\.js$)', message: 'schemas are leaves: nothing of src/ but the error table (src/core/errors.ts)' },
+          { group: ['../routes/**', 'fastify', 'fastify-*', '@fastify/*'], message: 'schemas are leaves: no routes, no Fastify' }
+        ]
+      }]
+    }
+  },
+  {
+    // config as data (docs/design.md#walls): the configuration reads the environment and the files
+    // it names with core helpers and the few parsers it shares with what re-reads the same input
+    // (callers, key sets, the upstream URL, the tracing switch, the simulator's options); it
+    // borrows no constant from a domain module, so nothing of the domain can circle back to it
+    files: ['src/config/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          regex: '^\\.\\./(?!core/|\\.\\./schemas/|callers/static\\.js$|discovery/trusted-keys\\.js$|upstream/url\\.js$|tracing/env\\.js$|simulator/env-options\\.js$|http/redact-url\\.js$|front/signing-key\\.js$)',
+          message: 'the configuration imports core/, schemas/ and the parsers it shares (callers/static, discovery/trusted-keys, upstream/url, tracing/env, simulator/env-options, http/redact-url, front/signing-key), nothing else of the gateway'
+        }]
+      }]
+    }
   },
   {
     files: ['src/upstream/**', 'src/discovery/**', 'src/argus/**'],
@@ -42,9 +83,28 @@ export default tseslint.config(
     }
   },
   {
-    files: ['src/control/**', 'src/ledger/**'],
+    // tracing observes, it does not decide (docs/design.md#walls): what a mutation's answer means
+    // is handed in by the upstream plugin, so no control or ledger code can run inside a span
+    // wrapper, and the config it reads is the zod-only leaf (src/config/env.ts)
+    files: ['src/tracing/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify-*', '@fastify/*', '**/routes/**', '**/plugins/**', '**/simulator/**'], message: 'the control plane and the ledger are plain factories: no Fastify, no routes, no simulator' }] }]
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/control/**', '**/ledger/**', '**/routes/**', '**/plugins/**', '../config/index*', '../config/load*'], message: 'tracing knows no control, ledger, route or plugin code; what it needs is handed in' }] }]
+    }
+  },
+  {
+    files: ['src/control/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify-*', '@fastify/*', '**/routes/**', '**/plugins/**', '**/simulator/**'], message: 'the control plane and the ledger are plain factories: no Fastify, no routes, no simulator' }] }],
+      // the plane asks the ledger for a capability (singleWriter), never which store it has
+      'no-restricted-syntax': ['error', ONE_READ_CALL, { selector: 'Literal[value=/^(sqlite|postgres)$/]', message: 'the control plane names no store: ask the Ledger interface for the capability instead' }]
+    }
+  },
+  {
+    // stores keep state; the control plane speaks (docs/design.md#walls): a store writes the
+    // answers it is handed (LedgerOptions.ambiguousAnswer) and formats none of its own
+    files: ['src/ledger/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify-*', '@fastify/*', '**/routes/**', '**/plugins/**', '**/simulator/**', '**/control/**'], message: 'the ledger is a plain store: no Fastify, no routes, no plugins, no simulator, no control code' }] }]
     }
   },
   {

@@ -49,6 +49,17 @@ export const CallerSchema = z.strictObject({
   // judged whenever scopes and controllerId are themselves fine, so a bad digest does not hide it
   when: (p) => isObject(p.value) && p.issues.every((i) => i.path?.[0] !== 'scopes' && i.path?.[0] !== 'controllerId')
 })
+/**
+ * GATEWAY_JWT_CLAIMS (docs/design.md#authentication): which claims of a verified JWT name the
+ * caller, hold its scopes and its controller id
+ */
+export const JwtClaimsSchema = z.strictObject({
+  name: z.string().min(1).max(128).default('sub'),
+  scopes: z.string().min(1).max(128).default('scope'),
+  controllerId: z.string().min(1).max(128).default('oo_controller_id')
+})
+export type JwtClaims = z.infer<typeof JwtClaimsSchema>
+
 /** a caller as the file (or GATEWAY_CALLERS) gives it; the schema is strict, so it holds no `identity` */
 export type StaticCaller = z.infer<typeof CallerSchema>
 /**

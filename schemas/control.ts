@@ -1,8 +1,8 @@
 // REST bodies of campaign control (docs/design.md#rest-interface): strict request bodies
 // (unknown keys are 400), the lease and request views, and each route's answer.
 import { z } from 'zod'
-import { MUTATION_OPERATIONS, RECORD_STATES, UNRESOLVED_STATES } from '../src/ledger/types.js'
 import { TaskStateSchema } from './a2a.js'
+import { MUTATION_OPERATIONS, RECORD_STATES, UNRESOLVED_STATES } from './mutations.js'
 
 // the messages follow the field's path (src/core/validation.ts): `ttlSeconds: must be between 15 and 3600`
 export const CampaignIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of [A-Za-z0-9._:-]')

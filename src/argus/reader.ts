@@ -5,17 +5,15 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createCache } from 'async-cache-dedupe'
 import { isTask, type A2aTask } from '../../schemas/a2a.js'
-import type { RpcResult, UpstreamClient } from '../upstream/client.js'
+import type { UpstreamClient } from '../upstream/client.js'
 import { GatewayError } from '../core/errors.js'
 import type { Discovery } from '../discovery/discovery.js'
 import type { ArgusCapability } from '../discovery/capabilities.js'
 import { ARGUS_HEADERS, buildArgusParams, type ArgusOperation } from './envelope.js'
 import { payloadError, payloadOfMessage, payloadOfTask, rpcErrorArgusCode } from './extract.js'
 import { readFailure } from './read-errors.js'
+import { readRpc } from './read-rpc.js'
 import { fetchTask } from '../tasks/fetch-task.js'
-import { RPC_CODES } from '../../schemas/jsonrpc.js'
-import type { A2aWire } from '../upstream/a2a-wire.js'
-import { versionRefused } from '../discovery/version-refused.js'
 
 export const CAPABILITY_OF: Record<ArgusOperation, ArgusCapability> = {
   'supervisor.health': 'argus.supervisor.health',
@@ -51,16 +49,6 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
   const cache = o.coalesce === false
     ? { argusRead: uncachedRead, tasksGet: (a: { taskId: string; deadline: number }) => uncachedGetTask(a.taskId, a.deadline) }
     : shared
-
-  function rpcFailure (r: Extract<RpcResult, { ok: false }>, operation: ArgusOperation, requestId: string, wire: A2aWire): GatewayError {
-    const refused = versionRefused(o.discovery, wire, r, requestId)
-    if (refused !== undefined) return refused
-    if (r.error.code === RPC_CODES.methodNotFound) {
-      o.discovery.markMethodNotFound(CAPABILITY_OF[operation])
-      return new GatewayError('capability_unavailable', { requestId })
-    }
-    return new GatewayError(rpcErrorArgusCode(r.error) ?? 'upstream_rejected', { requestId })
-  }
 
   const uncachedGetTask = async (taskId: string, deadline: number): Promise<A2aTask> => await fetchTask(o, taskId, deadline)
 
@@ -104,15 +92,18 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
     const requestId = `argus-${randomUUID()}`
     const deadline = Date.now() + o.readTimeoutMs
     const wire = o.discovery.wire()
-    let r: RpcResult
-    try {
-      r = await o.client.rpc({ method: wire.method('message/send'), id: requestId, params: wire.sendParams(buildArgusParams(operation, requestId)), op: operation, kind: 'read', headers: wire.headers(ARGUS_HEADERS), deadline })
-    } catch (err) {
-      throw readFailure(err, requestId)
-    }
-    if (!r.ok) throw rpcFailure(r, operation, requestId, wire)
+    const sent = await readRpc(o, wire, {
+      call: { method: wire.method('message/send'), id: requestId, params: wire.sendParams(buildArgusParams(operation, requestId)), op: operation, headers: wire.headers(ARGUS_HEADERS), deadline },
+      capability: CAPABILITY_OF[operation],
+      requestId,
+      // a safe Argus code the remote's error carries (docs/design.md#argus-reads)
+      rejected: (error) => {
+        const code = rpcErrorArgusCode(error)
+        return code === undefined ? undefined : new GatewayError(code, { requestId })
+      }
+    })
     // in v0.3's shape whatever the remote speaks (docs/design.md#protocol-versions)
-    const result = wire.sendResult(r.result) as Record<string, unknown> | null
+    const result = wire.sendResult(sent) as Record<string, unknown> | null
     if (result !== null && typeof result === 'object' && result.kind === 'message') {
       const payload = payloadOfMessage(result)
       if (payload !== undefined) o.discovery.confirm('a2a.message.send', wire.version)

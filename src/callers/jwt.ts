@@ -10,8 +10,8 @@
 // metric and a debug line only.
 import { Agent, request } from 'undici'
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
-import { z } from 'zod'
-import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE, JWT_NAME_PREFIX, NAME_RULE, ScopeSchema, controllerKey, safeName, type Caller, type Scope } from '../../schemas/callers.js'
+import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE, JWT_NAME_PREFIX, NAME_RULE, ScopeSchema, controllerKey, safeName, type Caller, type JwtClaims, type Scope } from '../../schemas/callers.js'
+import type { JwtConfig } from '../config/types.js'
 import { BodyTooLarge, discardBody, readCappedBody } from '../http/capped-body.js'
 import { sha256Hex } from './tokens.js'
 import { parseJwks, trustedKeysFromFile } from '../discovery/trusted-keys.js'
@@ -21,22 +21,6 @@ import { tlsOptionsFor } from '../upstream/client.js'
 /** why a token was refused: a small fixed set, the label of gateway_auth_refused_total */
 export const REFUSAL_REASONS = ['missing', 'unknown_token', 'expired', 'not_yet_valid', 'malformed', 'algorithm', 'unknown_kid', 'signature', 'claims', 'no_keys', 'controller_conflict'] as const
 export type RefusalReason = typeof REFUSAL_REASONS[number]
-
-export const JwtClaimsSchema = z.strictObject({
-  name: z.string().min(1).max(128).default('sub'),
-  scopes: z.string().min(1).max(128).default('scope'),
-  controllerId: z.string().min(1).max(128).default('oo_controller_id')
-})
-export type JwtClaims = z.infer<typeof JwtClaimsSchema>
-
-export interface JwtConfig {
-  issuer: string
-  audience: string
-  algorithms: string[]
-  leewaySeconds: number
-  claims: JwtClaims
-  jwks: { file: string; initial: JSONWebKeySet } | { url: string; minRefreshMs: number }
-}
 
 /** bounds of the JWKS fetch, the upstream's own (docs/design.md#upstream-wire-rules) */
 export interface JwksFetchBounds { caPem: string | undefined; connectTimeoutMs: number; readTimeoutMs: number }

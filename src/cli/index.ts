@@ -88,7 +88,7 @@ async function simulator (args: string[]): Promise<void> {
     console.error(`SIMULATOR_PROTOCOL must be one of ${SIMULATOR_PROTOCOLS.join(', ')}`)
     process.exit(1)
   }
-  // the same reading as the embedded default's (src/config/index.ts), so a bad value reads the same
+  // the same reading as the embedded default's (src/config/simulator.ts), so a bad value reads the same
   const env = simulatorEnvOptions(process.env, profile === 'campaign-control')
   if (!env.ok) {
     console.error(`invalid configuration:\n${env.problems.map((p) => `  - ${p}`).join('\n')}`)

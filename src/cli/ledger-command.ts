@@ -6,6 +6,7 @@ import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { request } from 'undici'
 import { createLedger } from '../ledger/index.js'
+import { ambiguousAnswer } from '../control/ambiguous-answer.js'
 import type { Ledger, MutationRecord } from '../ledger/types.js'
 import { redactUrl } from '../http/redact-url.js'
 
@@ -58,7 +59,7 @@ export async function runLedgerCommand (args: string[], env: Record<string, stri
   }
   try {
     if (sub === 'migrate') {
-      const ledger = await createLedger(url)
+      const ledger = await createLedger(url, { ambiguousAnswer })
       await ledger.close()
       io.err(`ledger ${redactUrl(url)}: migrations applied`)
       return 0
@@ -67,7 +68,7 @@ export async function runLedgerCommand (args: string[], env: Record<string, stri
       const sinceArg = flag(args, '--since')
       const since = sinceArg === undefined ? undefined : Date.parse(sinceArg)
       if (since !== undefined && Number.isNaN(since)) throw new Error('--since takes an ISO 8601 time, e.g. 2026-11-01T00:00:00Z')
-      const ledger = await createLedger(url)
+      const ledger = await createLedger(url, { ambiguousAnswer })
       try {
         const n = await exportAll(ledger, { since, campaignId: flag(args, '--campaign'), withParams: args.includes('--with-params') }, io)
         io.err(`exported ${n} records`)
@@ -84,7 +85,7 @@ export async function runLedgerCommand (args: string[], env: Record<string, stri
         if (env.GATEWAY_ADMIN_TOKEN === undefined) throw new Error('GATEWAY_ADMIN_TOKEN is needed to back up through a running gateway')
         await backupThroughGateway(env.GATEWAY_URL, env.GATEWAY_ADMIN_TOKEN, file)
       } else {
-        const ledger = await createLedger(url)
+        const ledger = await createLedger(url, { ambiguousAnswer })
         try {
           await ledger.backupTo!(file)
         } finally {

@@ -5,11 +5,9 @@
 import type { Ledger } from '../ledger/types.js'
 import type { Discovery } from '../discovery/discovery.js'
 import type { UpstreamClient } from '../upstream/client.js'
-import { readFailure } from '../argus/read-errors.js'
+import { readRpc } from '../argus/read-rpc.js'
 import { GatewayError } from '../core/errors.js'
-import { RPC_CODES } from '../../schemas/jsonrpc.js'
 import { parseLeaseResult, wireParams, type Lease } from './wire.js'
-import { versionRefused } from '../discovery/version-refused.js'
 
 export interface LeaseKeeperOptions {
   ledger: Ledger
@@ -49,22 +47,12 @@ export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
       throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
     }
     const wire = o.discovery.wire()
-    let r
-    try {
-      r = await o.client.rpc({ method, params: wireParams.readControl(campaignId), op: 'read_control', kind: 'read', deadline: o.now() + o.readTimeoutMs, headers: wire.headers() })
-    } catch (err) {
-      throw readFailure(err)
-    }
-    if (!r.ok) {
-      const refused = versionRefused(o.discovery, wire, r)
-      if (refused !== undefined) throw refused
-      if (r.error.code === RPC_CODES.methodNotFound) {
-        o.discovery.markMethodNotFound('control.read_control')
-        throw new GatewayError('capability_unavailable', { missingPrerequisites: ['operation read_control answered method not found'] })
-      }
-      throw new GatewayError('upstream_rejected')
-    }
-    const parsed = parseLeaseResult(r.result)
+    const result = await readRpc(o, wire, {
+      call: { method, params: wireParams.readControl(campaignId), op: 'read_control', deadline: o.now() + o.readTimeoutMs, headers: wire.headers() },
+      capability: 'control.read_control',
+      missingOnNotFound: ['operation read_control answered method not found']
+    })
+    const parsed = parseLeaseResult(result)
     if (parsed === undefined) throw new GatewayError('upstream_invalid_response')
     if (await belowSeen(campaignId, parsed.lease)) {
       await o.ledger.markLeaseUnknown(campaignId, o.now())

@@ -57,3 +57,13 @@ export function classifyFailure (err: unknown): Classified {
   }
   return { cls: 'ambiguous', why: err instanceof UpstreamCallError ? err.kind : 'unexpected failure' }
 }
+
+/**
+ * the class a mutation's client span carries (docs/design.md#tracing), handed to the tracing
+ * wrapper by the upstream plugin: tracing knows no control code
+ */
+const spanClass = (c: Classified): string => c.cls === 'result' ? 'applied' : c.cls
+export const mutationOutcomes = {
+  ofAnswer: (r: RpcResult): string => spanClass(classifyAnswer(r)),
+  ofFailure: (err: unknown): string => spanClass(classifyFailure(err))
+}

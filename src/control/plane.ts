@@ -7,7 +7,7 @@ import type { RequestView } from '../../schemas/control.js'
 import type { Discovery } from '../discovery/discovery.js'
 import { GatewayError } from '../core/errors.js'
 import type { Ledger, MutationOperation, RecordState, UnresolvedState } from '../ledger/types.js'
-import { CAMPAIGN_LOCK_WAIT_MS } from '../ledger/campaign-locks.js'
+import { CAMPAIGN_LOCK_WAIT_MS } from '../core/campaign-lock.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { createLeaseKeeper } from './leases.js'
@@ -168,8 +168,8 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
       await clocks.start()
       // local lease state is unknown after a restart: the next decision asks read_control
       await o.ledger.forgetAllLeases(now())
-      // one process owns an SQLite file: nobody can still be waiting on its pending records
-      if (o.ledger.kind === 'sqlite') logExpired(await o.ledger.expireAllPending(now()), 'the gateway restarted before its outcome was written')
+      // the only writer of its store: nobody else can still be waiting on its pending records
+      if (o.ledger.singleWriter) logExpired(await o.ledger.expireAllPending(now()), 'the gateway restarted before its outcome was written')
       else await sweep()
       timer ??= setInterval(() => {
         sweep().catch((err: unknown) => { o.logger.error({ err }, 'sweeping pending mutations failed') })

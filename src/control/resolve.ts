@@ -6,16 +6,14 @@
 import type { Logger } from 'pino'
 import type { Caller } from '../../schemas/callers.js'
 import type { RequestView } from '../../schemas/control.js'
-import { readFailure } from '../argus/read-errors.js'
+import { readRpc } from '../argus/read-rpc.js'
 import type { Discovery } from '../discovery/discovery.js'
 import { GatewayError } from '../core/errors.js'
-import { RPC_CODES } from '../../schemas/jsonrpc.js'
 import type { Ledger, MutationRecord, Resolution } from '../ledger/types.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import type { LeaseKeeper } from './leases.js'
 import { requestView } from './views.js'
 import { RequestStatusSchema, wireParams } from './wire.js'
-import { versionRefused } from '../discovery/version-refused.js'
 
 export interface ResolverDeps {
   ledger: Ledger
@@ -88,25 +86,23 @@ export function createResolver (d: ResolverDeps): Resolver {
       if (method === undefined) {
         throw new GatewayError('capability_unavailable', { requestId, missingPrerequisites: [d.discovery.capability('control.request_status').reason] })
       }
-      const fail = async (e: GatewayError): Promise<never> => {
+      const fail = async (e: unknown): Promise<never> => {
         await d.ledger.noteReconcileFailure(requestId, d.now())
         throw e
       }
       const wire = d.discovery.wire()
-      let answer
+      let result
       try {
-        answer = await d.client.rpc({ method, params: wireParams.requestStatus(campaignId, requestId), op: 'request_status', kind: 'read', deadline: d.now() + d.readTimeoutMs, headers: wire.headers() })
+        result = await readRpc(d, wire, {
+          call: { method, params: wireParams.requestStatus(campaignId, requestId), op: 'request_status', deadline: d.now() + d.readTimeoutMs, headers: wire.headers() },
+          capability: 'control.request_status',
+          requestId
+        })
       } catch (err) {
-        return await fail(readFailure(err, requestId))
+        // every failed reconcile counts, whatever failed (acknowledge waits for one)
+        return await fail(err)
       }
-      if (!answer.ok) {
-        const refused = versionRefused(d.discovery, wire, answer, requestId)
-        if (refused !== undefined) return await fail(refused)
-        const notFound = answer.error.code === RPC_CODES.methodNotFound
-        if (notFound) d.discovery.markMethodNotFound('control.request_status')
-        return await fail(new GatewayError(notFound ? 'capability_unavailable' : 'upstream_rejected', { requestId }))
-      }
-      const status = RequestStatusSchema.safeParse(answer.result)
+      const status = RequestStatusSchema.safeParse(result)
       // the answer must be about this very request, or it proves nothing
       if (!status.success || status.data.request_id !== requestId) {
         return await fail(new GatewayError('upstream_invalid_response', { requestId, message: 'The remote did not answer about this request id.' }))

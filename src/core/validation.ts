@@ -152,7 +152,7 @@ export function invalidRequest (issues: readonly Issue[], part: RequestPart = 'b
 }
 
 /**
- * The configuration's problems (src/config/index.ts), one line each: `PORT: must be …`, or under a
+ * The configuration's problems (src/config/), one line each: `PORT: must be …`, or under a
  * variable that holds JSON, `GATEWAY_CALLERS[1].controllerId: required for …`
  */
 export function configLines (issues: readonly Issue[], variable = ''): string[] {

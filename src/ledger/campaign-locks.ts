@@ -4,9 +4,6 @@
 // there is; a mutex is kept only while someone holds or awaits it.
 import { E_TIMEOUT, Mutex, withTimeout } from 'async-mutex'
 
-/** how long a mutation waits for its campaign's lock before 409 campaign_busy */
-export const CAMPAIGN_LOCK_WAIT_MS = 2000
-
 export type LockCampaign = (campaignId: string, waitMs: number) => Promise<(() => Promise<void>) | undefined>
 
 export interface CampaignLocks {

@@ -2,23 +2,10 @@
 // gateway's view of each campaign's lease, and each campaign's bound task. `src/control/`
 // talks only to this interface, so an SQLite and a PostgreSQL implementation can serve it
 // alike and one contract test suite runs against both. Every method is async for that reason.
+// Its vocabulary (operations, record states) is a leaf it shares with the REST schemas.
+import type { MutationOperation, RecordState, UnresolvedState } from '../../schemas/mutations.js'
 
-/** the logical mutations the gateway sends (REST route → remote operation) */
-export const MUTATION_OPERATIONS = ['claim', 'renew', 'release', 'submit', 'intervene', 'cancel', 'fence'] as const
-export type MutationOperation = typeof MUTATION_OPERATIONS[number]
-
-/**
- * pending: committed, maybe sent, outcome not yet known (owner is waiting)
- * applied / rejected: the outcome classes of a sent mutation
- * ambiguous: the remote may or may not have applied it; blocks its campaign until resolved
- * not_applied: an ambiguous record resolved as never applied (reconcile or acknowledge)
- */
-export const RECORD_STATES = ['pending', 'applied', 'rejected', 'ambiguous', 'not_applied'] as const
-export type RecordState = typeof RECORD_STATES[number]
-
-/** the states that block a campaign until they are resolved */
-export const UNRESOLVED_STATES = ['pending', 'ambiguous'] as const satisfies readonly RecordState[]
-export type UnresolvedState = typeof UNRESOLVED_STATES[number]
+export type { MutationOperation, RecordState, UnresolvedState }
 
 /** where a record sorts in creation order: a page's cursor */
 export interface RecordPosition { createdAt: number; requestId: string }
@@ -61,6 +48,13 @@ export interface StoredAnswer {
   httpStatus: number
   body: unknown
 }
+
+/**
+ * what a record the store itself turns ambiguous (an expired pending record, migration 3)
+ * answers on a replay: the control plane's rendering (src/control/ambiguous-answer.ts), handed to
+ * the store when it opens. Stores keep state; they never write an HTTP answer of their own
+ */
+export type AmbiguousAnswer = (campaignId: string, requestId: string) => StoredAnswer
 
 export interface MutationRecord extends Omit<NewMutationRecord, 'waitMs'> {
   /** ms since epoch on the ledger's clock after which any process may turn it ambiguous */
@@ -161,7 +155,13 @@ export interface FrontSend {
 }
 
 export interface Ledger {
+  /** which store this is (logs, tests); the control plane asks for a capability, never this */
   readonly kind: 'sqlite' | 'postgres'
+  /**
+   * this process is the store's only writer (SQLite: one process owns the file), so at start no
+   * other process can still be waiting on one of its pending records
+   */
+  readonly singleWriter: boolean
   /**
    * the ledger's clock, ms since the epoch: PostgreSQL's own, or this process's for SQLite. Every
    * deadline is written and judged on it (docs/design.md#one-clock)

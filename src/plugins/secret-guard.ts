@@ -3,7 +3,7 @@
 // raw or encoded) must not get it shown to a caller. Every serialised answer is searched for
 // every form of the secret (src/core/secret-match.ts, built once) and an answer that carries it is
 // replaced by 502 upstream_invalid_response, logged without the value. A secret that occurs in
-// one of the gateway's own fixed answers is refused at start (src/config/index.ts), so that no answer
+// one of the gateway's own fixed answers is refused at start (src/config/upstream.ts), so that no answer
 // of the gateway's own can be refused for it.
 //
 // One kind of answer is not searched twice (docs/design.md#hot-path): an answer a route marks

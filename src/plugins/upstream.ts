@@ -6,6 +6,8 @@ import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js'
 import { createUpstreamCircuit, type UpstreamCircuit } from '../upstream/breaker.js'
+import { mutationOutcomes } from '../control/outcome.js'
+import type { MutationOutcomes } from '../tracing/upstream.js'
 
 declare module 'fastify' {
   interface FastifyInstance { upstream: UpstreamClient; upstreamCircuit: UpstreamCircuit }
@@ -16,7 +18,7 @@ const CIRCUIT_GAUGE = { closed: 0, half_open: 1, open: 2 } as const
 
 export interface UpstreamPluginOptions {
   /** the client span per call, when tracing is on (src/tracing/upstream.ts) */
-  wrap?: ((client: UpstreamClient, origin: string) => UpstreamClient) | undefined
+  wrap?: ((client: UpstreamClient, origin: string, outcomes: MutationOutcomes) => UpstreamClient) | undefined
 }
 
 export default fp<UpstreamPluginOptions>(async (app, opts) => {
@@ -42,7 +44,8 @@ export default fp<UpstreamPluginOptions>(async (app, opts) => {
   })
   const guarded = circuit.wrap(upstream)
   app.decorate('upstreamCircuit', circuit)
-  app.decorate('upstream', opts.wrap?.(guarded, app.gatewayConfig.upstream.origin) ?? guarded)
+  // a mutation span's outcome class is the control plane's (docs/design.md#outcomes), handed in
+  app.decorate('upstream', opts.wrap?.(guarded, app.gatewayConfig.upstream.origin, mutationOutcomes) ?? guarded)
   // through the decorated client: whatever wraps it (breaker, tracing) closes the same pools
   app.addHook('onClose', async () => { await app.upstream.close() })
 }, { name: 'upstream', dependencies: ['gateway-config', 'metrics'] })

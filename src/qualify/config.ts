@@ -1,8 +1,8 @@
 // The qualify command's configuration (docs/design.md#qualification): the few variables it
 // reads, validated with zod. It receives the environment from the CLI and never reads
-// process.env itself. It does not import src/config/index.ts, because that module pulls in ledger
-// code and the qualification must import none (docs/design.md#walls); the URL rules below are
-// the gateway's, restated.
+// process.env itself. It imports nothing of the gateway's configuration (src/config/): the
+// qualification stands apart from the gateway it qualifies (docs/design.md#walls,
+// test/qualify/import-wall.test.ts); the URL rules are the gateway's own (src/upstream/url.ts).
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { inlineOrFile, readSecretFile } from '../core/env-files.js'

@@ -10,12 +10,16 @@
 // tracing is off.
 import type { FastifyPluginAsync } from 'fastify'
 import type { UpstreamClient } from '../upstream/client.js'
+import type { MutationOutcomes } from './upstream.js'
 
 export interface Tracing {
   /** the server span per request (@fastify/otel), registered first in buildApp */
   plugin: FastifyPluginAsync
-  /** the upstream client with a client span per call and `traceparent` sent to the remote */
-  wrapUpstream: (client: UpstreamClient, origin: string) => UpstreamClient
+  /**
+   * the upstream client with a client span per call and `traceparent` sent to the remote; a
+   * mutation's span carries the outcome class `outcomes` gives (the control plane's)
+   */
+  wrapUpstream: (client: UpstreamClient, origin: string, outcomes: MutationOutcomes) => UpstreamClient
   /** pino mixin: `traceId` of the active span on every log line */
   logMixin: () => object
   /** export what is buffered (at close: spans of the last requests are not lost) */
@@ -50,7 +54,7 @@ export async function startTracing (): Promise<Tracing> {
     const provider = (proxy.getDelegate?.() ?? proxy) as { forceFlush?: () => Promise<void> }
     return {
       plugin: plugin.tracingPlugin(otel),
-      wrapUpstream: (client, origin) => upstream.traceUpstream(client, origin, tracer),
+      wrapUpstream: (client, origin, outcomes) => upstream.traceUpstream(client, origin, outcomes, tracer),
       logMixin: log.traceIdMixin,
       flush: async () => { await provider.forceFlush?.() }
     }

@@ -3,16 +3,15 @@
 // tracing is off (the wrapper is then never installed). The span covers the logical call — the
 // read's single retry included — and carries what the exchange meant, not only what went over
 // the wire: the logical operation, the request id, the task id, the outcome class of a mutation.
-// Never the params, the answer, a header or the remote's text.
+// Never the params, the answer, a header or the remote's text. What a mutation's answer means
+// is the control plane's to say (docs/design.md#outcomes): its classes are handed in, tracing
+// knows no control code.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api'
 import type { GetOptions, GetResult, RpcCall, RpcResult, UpstreamClient } from '../upstream/client.js'
 import { UpstreamCallError } from '../upstream/errors.js'
-import { classifyAnswer, classifyFailure, type Classified } from '../control/outcome.js'
 
 /** the logical operations whose params name the task they act on (`params.id`), whatever the method is called on the wire */
 const TASK_OPS = new Set(['tasks.get', 'cancel'])
-
-const outcomeClass = (c: Classified): string => c.cls === 'result' ? 'applied' : c.cls
 
 function taskIdOf (value: unknown): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
@@ -31,7 +30,13 @@ function failed (span: Span, err: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: outcome })
 }
 
-export function traceUpstream (inner: UpstreamClient, origin: string, tracer: Tracer = trace.getTracer('openoperator-gateway')): UpstreamClient {
+/** a mutation's outcome class (applied, rejected, ambiguous) from its answer or its failure: the span's `a2a.outcome` */
+export interface MutationOutcomes {
+  ofAnswer: (r: RpcResult) => string
+  ofFailure: (err: unknown) => string
+}
+
+export function traceUpstream (inner: UpstreamClient, origin: string, outcomes: MutationOutcomes, tracer: Tracer = trace.getTracer('openoperator-gateway')): UpstreamClient {
   const url = new URL(origin)
   const server: Attributes = {
     'server.address': url.hostname,
@@ -64,11 +69,11 @@ export function traceUpstream (inner: UpstreamClient, origin: string, tracer: Tr
           const task = taskIdOf(r.result)
           if (task !== undefined) span.setAttribute('a2a.task_id', task)
         }
-        if (call.kind === 'mutation') span.setAttribute('a2a.outcome', outcomeClass(classifyAnswer(r)))
+        if (call.kind === 'mutation') span.setAttribute('a2a.outcome', outcomes.ofAnswer(r))
         return r
       } catch (err) {
         failed(span, err)
-        if (call.kind === 'mutation') span.setAttribute('a2a.outcome', outcomeClass(classifyFailure(err)))
+        if (call.kind === 'mutation') span.setAttribute('a2a.outcome', outcomes.ofFailure(err))
         throw err
       } finally {
         span.end()

@@ -9,7 +9,7 @@
 // through yamllint and `docker compose config` / `docker-compose config` where installed (each
 // skipped, saying so, where not).
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, posix } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -45,8 +45,9 @@ function interpolate (value: string, vars: Record<string, string>): string {
   })
 }
 
-/** the names the gateway reads (src/config/index.ts): EnvSchema's keys, the `X` / `X_FILE` pairs, and `env.X` */
-const configSource = readFileSync(join(root, 'src/config/index.ts'), 'utf8')
+/** the names the gateway reads (every file of src/config/): EnvSchema's keys, the `X` / `X_FILE` pairs, and `env.X` */
+const configDir = join(root, 'src/config')
+const configSource = readdirSync(configDir).filter((f) => f.endsWith('.ts')).sort().map((f) => readFileSync(join(configDir, f), 'utf8')).join('\n')
 const schemaStart = configSource.indexOf('const EnvSchema = z.object({')
 const schemaBlock = configSource.slice(schemaStart, configSource.indexOf('\n})', schemaStart))
 const GATEWAY_ENV = new Set([

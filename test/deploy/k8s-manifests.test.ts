@@ -486,7 +486,9 @@ describe.skipIf('skip' in K)('docker/k8s/overlays, rendered', () => {
     })
 
     it('every env name is one the gateway reads, the environment loads as production, the *_FILE paths land on mounted Secret items', () => {
-      const source = readFileSync(join(root, 'src/config/index.ts'), 'utf8')
+      // every file of the configuration (src/config/): the names it reads are spread over them
+      const configDir = join(root, 'src/config')
+      const source = readdirSync(configDir).filter((f) => f.endsWith('.ts')).sort().map((f) => readFileSync(join(configDir, f), 'utf8')).join('\n')
       for (const [, from] of both) {
         const pod = deploymentOf(from).spec.template.spec
         const container = pod.containers[0]

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ambiguousAnswer, sqliteDatabaseOf } from '../../src/ledger/index.js'
+import { sqliteDatabaseOf } from '../../src/ledger/index.js'
 import type { Ledger } from '../../src/ledger/types.js'
 import { startSimulator } from '../../src/simulator/index.js'
 import { CONTROL_ENV, CONTROL_SIM, controlPairOf, expectEachRequestOnce, rid } from '../helpers/control.js'
@@ -22,6 +22,7 @@ import { startForwarder } from '../helpers/forwarder.js'
 import { startGateway } from '../helpers/gateway.js'
 import { freshSchema } from '../helpers/postgres.js'
 import { appliedOutcome, insert, pendingRecord } from '../ledger/records.js'
+import { ambiguousAnswer } from '../../src/control/ambiguous-answer.js'
 
 const N = Number(process.env.RETENTION_RECORDS ?? 3000)
 const DAY = 86_400_000

@@ -7,6 +7,7 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { createLedger } from '../../src/ledger/index.js'
 import { freshSchema } from '../helpers/postgres.js'
+import { ambiguousAnswer } from '../../src/control/ambiguous-answer.js'
 
 const BASE = process.env.TEST_POSTGRES_URL
 if (BASE === undefined) console.warn('SKIP the PostgreSQL lock-session test: TEST_POSTGRES_URL is not set')
@@ -15,8 +16,8 @@ describe.skipIf(BASE === undefined)('a campaign lock whose session dies', () => 
   it('counts one lost session once, and the lock is free for another replica', async () => {
     const schema = await freshSchema(BASE!)
     let lost = 0
-    const a = await createLedger(schema.url, { onLockSessionLost: () => { lost++ } })
-    const b = await createLedger(schema.url)
+    const a = await createLedger(schema.url, { ambiguousAnswer, onLockSessionLost: () => { lost++ } })
+    const b = await createLedger(schema.url, { ambiguousAnswer })
     const admin = new pg.Client({ connectionString: BASE })
     await admin.connect()
     const held = await a.lockCampaign('camp-k', 2000)

@@ -9,13 +9,14 @@
 // Skipped, saying so, without TEST_POSTGRES_URL (.ci/run sets it).
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ambiguousAnswer, createLedger } from '../../src/ledger/index.js'
+import { createLedger } from '../../src/ledger/index.js'
 import { migrate, migrations } from '../../src/ledger/postgres/migrations.js'
 import { createPostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js'
 import type { InsertResult, Ledger } from '../../src/ledger/types.js'
 import { ledgerContract } from './contract.js'
 import { freshSchema } from '../helpers/postgres.js'
 import { appliedOutcome, insert, pendingRecord } from './records.js'
+import { ambiguousAnswer } from '../../src/control/ambiguous-answer.js'
 
 /** one statement on a connection of its own: behind the ledger's back */
 async function sql<R extends pg.QueryResultRow = pg.QueryResultRow> (url: string, text: string, values: unknown[] = []): Promise<R[]> {
@@ -45,7 +46,7 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
   // the server's clock, shifted so that it reads the test's: a round trip of slack
   ledgerContract('postgres', async (clock) => {
     const url = await fresh()
-    const ledger = await createPostgresLedger({ url, clockShiftMs: () => clock() - Date.now() })
+    const ledger = await createPostgresLedger({ ambiguousAnswer, url, clockShiftMs: () => clock() - Date.now() })
     return { ledger, exec: async (text) => { await sql(url, text) } }
   }, { clockSlackMs: 1_000 })
 
@@ -55,8 +56,10 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
 
     it('createLedger picks it for postgres:// and postgresql://', async () => {
       for (const u of [url, url.replace(/^postgres:/, 'postgresql:')]) {
-        const l = await createLedger(u)
+        const l = await createLedger(u, { ambiguousAnswer })
         expect(l.kind).toBe('postgres')
+        // replicas share it: a pending record may be another's, expired only past its deadline
+        expect(l.singleWriter).toBe(false)
         expect(await l.ping()).toBe(true)
         await l.close()
       }
@@ -64,7 +67,7 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
 
     it('two replicas starting together migrate once; a newer database is refused', async () => {
       const u = await fresh()
-      const both = await Promise.all([createPostgresLedger({ url: u }), createPostgresLedger({ url: u })])
+      const both = await Promise.all([createPostgresLedger({ ambiguousAnswer, url: u }), createPostgresLedger({ ambiguousAnswer, url: u })])
       const r = pendingRecord()
       expect(await insert(both[0], r)).toBe('inserted')
       expect(await insert(both[1], r)).toBe('exists')
@@ -74,7 +77,7 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
       expect((await c.query('SELECT version FROM ledger_schema')).rows).toEqual([{ version: migrations.length }])
       await c.query('UPDATE ledger_schema SET version = 99')
       await c.end()
-      await expect(createPostgresLedger({ url: u })).rejects.toThrow(`ledger schema version 99 is newer than this gateway knows (${migrations.length})`)
+      await expect(createPostgresLedger({ ambiguousAnswer, url: u })).rejects.toThrow(`ledger schema version 99 is newer than this gateway knows (${migrations.length})`)
     })
 
     it('a database at version 1 gains the unresolved index of version 2, its records kept and listed through it', async () => {
@@ -82,11 +85,11 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
       const pool = new pg.Pool({ connectionString: u })
       try {
         // a database an older gateway migrated, with an ambiguous record in it
-        expect(await migrate(pool, migrations.slice(0, 1))).toEqual({ from: 0, to: 1 })
+        expect(await migrate(pool, ambiguousAnswer, migrations.slice(0, 1))).toEqual({ from: 0, to: 1 })
         const r = pendingRecord()
         await pool.query(`INSERT INTO mutation_records (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
           VALUES ($1, 'camp-1', 'alice', 'intervene', $2, '{}', 3, 'x', 1, 1000, 'ambiguous', 1000)`, [r.requestId, 'a'.repeat(64)])
-        const l = await createPostgresLedger({ url: u })
+        const l = await createPostgresLedger({ ambiguousAnswer, url: u })
         try {
           expect((await pool.query('SELECT version FROM ledger_schema')).rows).toEqual([{ version: migrations.length }])
           expect((await pool.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'mutation_records_unresolved_all'")).rows[0]?.indexdef)
@@ -111,7 +114,7 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
       const u = await fresh()
       const pool = new pg.Pool({ connectionString: u })
       try {
-        expect(await migrate(pool, migrations.slice(0, 2))).toEqual({ from: 0, to: 2 })
+        expect(await migrate(pool, ambiguousAnswer, migrations.slice(0, 2))).toEqual({ from: 0, to: 2 })
         // what a gateway before migration 3 could leave: two pending records of camp-m
         const row = async (id: string, campaign: string, op: string, state: string, at: number, o: { answer?: string; code?: string; task?: string } = {}): Promise<void> => {
           await pool.query(`INSERT INTO mutation_records (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner,
@@ -128,7 +131,7 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
         await pool.query("INSERT INTO bound_tasks (campaign_id, task_id, request_id, bound_at) VALUES ('camp-m', 'task-m', 'mig-applied', 1500)")
         const order = (await pool.query('SELECT request_id, seq FROM mutation_records ORDER BY seq')).rows
 
-        const l = await createPostgresLedger({ url: u })
+        const l = await createPostgresLedger({ ambiguousAnswer, url: u })
         let after
         try {
           expect((await pool.query('SELECT version FROM ledger_schema')).rows).toEqual([{ version: migrations.length }])
@@ -153,11 +156,11 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
           expect(await insert(l, pendingRecord({ campaignId: 'camp-f', operation: 'fence', controllerEpoch: null }))).toBe('inserted')
           after = await l.exportRecords({ limit: 100 })
           // migrating again changes nothing, in place or at the next open
-          expect(await migrate(pool)).toEqual({ from: migrations.length, to: migrations.length })
+          expect(await migrate(pool, ambiguousAnswer)).toEqual({ from: migrations.length, to: migrations.length })
         } finally {
           await l.close()
         }
-        const again = await createPostgresLedger({ url: u })
+        const again = await createPostgresLedger({ ambiguousAnswer, url: u })
         try {
           expect(await again.exportRecords({ limit: 100 })).toEqual(after)
           expect((await again.ticket('camp-m')).generation).toBe(4)
@@ -170,8 +173,8 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
     })
 
     it('the ledger\'s clock is the server\'s: a replica\'s own clock never enters a deadline or an expiry; the test hook shifts it', async () => {
-      const plain = await createPostgresLedger({ url })
-      const ahead = await createPostgresLedger({ url, clockShiftMs: () => 3_600_000 })
+      const plain = await createPostgresLedger({ ambiguousAnswer, url })
+      const ahead = await createPostgresLedger({ ambiguousAnswer, url, clockShiftMs: () => 3_600_000 })
       try {
         const t0 = Date.now()
         const server = await plain.now()
@@ -195,7 +198,7 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
 
     it('two replicas racing on one campaign: exactly one insert per generation, never two pending records', { timeout: 60_000 }, async () => {
       const u = await fresh()
-      const replicas = [await createPostgresLedger({ url: u }), await createPostgresLedger({ url: u })]
+      const replicas = [await createPostgresLedger({ ambiguousAnswer, url: u }), await createPostgresLedger({ ambiguousAnswer, url: u })]
       const watcher = new pg.Client({ connectionString: u })
       await watcher.connect()
       try {
@@ -254,8 +257,8 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
     it('a campaign lock whose session is killed: the next replica locks, and an insert on a ticket read under the dead lock is moved', async () => {
       const u = await fresh()
       let lost = 0
-      const a = await createPostgresLedger({ url: u, onLockSessionLost: () => { lost++ } })
-      const b = await createPostgresLedger({ url: u })
+      const a = await createPostgresLedger({ ambiguousAnswer, url: u, onLockSessionLost: () => { lost++ } })
+      const b = await createPostgresLedger({ ambiguousAnswer, url: u })
       try {
         const held = await a.lockCampaign('camp-k', 1000)
         expect(held).toBeDefined()
@@ -296,8 +299,8 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
     })
 
     it('the campaign lock holds across replicas: the second waits, then times out; release hands it over', async () => {
-      const a = await createPostgresLedger({ url })
-      const b = await createPostgresLedger({ url })
+      const a = await createPostgresLedger({ ambiguousAnswer, url })
+      const b = await createPostgresLedger({ ambiguousAnswer, url })
       try {
         const held = await a.lockCampaign('camp-x', 1000)
         expect(held).toBeDefined()
@@ -322,8 +325,8 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
     })
 
     it('every connection terminated: calls fail, then the pool reconnects; a lock whose session died is released', async () => {
-      const a = await createPostgresLedger({ url })
-      const b = await createPostgresLedger({ url })
+      const a = await createPostgresLedger({ ambiguousAnswer, url })
+      const b = await createPostgresLedger({ ambiguousAnswer, url })
       try {
         const r = pendingRecord()
         expect(await insert(a, r)).toBe('inserted')
@@ -354,7 +357,7 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
     })
 
     it('keeps JSON as written: key order, a NUL escape and large numbers survive', async () => {
-      const l: Ledger = await createPostgresLedger({ url })
+      const l: Ledger = await createPostgresLedger({ ambiguousAnswer, url })
       try {
         const params = { z: 1, a: 'x\u0000y', n: 2 ** 52, nested: { b: [1, { c: null }] } }
         const r = pendingRecord({ params })

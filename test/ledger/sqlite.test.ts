@@ -11,11 +11,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { LedgerLockedError, ambiguousAnswer, createLedger, createSqliteLedger, sqliteDatabaseOf } from '../../src/ledger/index.js'
+import { LedgerLockedError, createLedger, createSqliteLedger, sqliteDatabaseOf } from '../../src/ledger/index.js'
 import type { Ledger } from '../../src/ledger/types.js'
 import { migrate, migrations } from '../../src/ledger/sqlite/migrations.js'
 import { ledgerContract, type LedgerHarness } from './contract.js'
 import { appliedOutcome, insert, pendingRecord } from './records.js'
+import { ambiguousAnswer } from '../../src/control/ambiguous-answer.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-test-'))
 afterAll(() => { rmSync(dir, { recursive: true, force: true }) })
@@ -25,25 +26,39 @@ const lockedMessage = (path: string): string => `ledger file ${path} is in use b
 /** SQL behind the ledger's back goes straight to its database */
 const harness = (ledger: Ledger): LedgerHarness => ({ ledger, exec: async (sql) => { sqliteDatabaseOf(ledger)!.exec(sql) } })
 // one process owns the file, so the ledger's clock is the one it is given: exact
-ledgerContract('sqlite file', async (now) => harness(createSqliteLedger({ path: tempPath(), now })), { clockSlackMs: 0 })
-ledgerContract('sqlite in memory', async (now) => harness(createSqliteLedger({ path: ':memory:', now })), { clockSlackMs: 0 })
-ledgerContract('sqlite in memory (createLedger)', async (now) => harness(await createLedger('sqlite::memory:', { now })), { clockSlackMs: 0 })
+ledgerContract('sqlite file', async (now) => harness(createSqliteLedger({ ambiguousAnswer, path: tempPath(), now })), { clockSlackMs: 0 })
+ledgerContract('sqlite in memory', async (now) => harness(createSqliteLedger({ ambiguousAnswer, path: ':memory:', now })), { clockSlackMs: 0 })
+ledgerContract('sqlite in memory (createLedger)', async (now) => harness(await createLedger('sqlite::memory:', { ambiguousAnswer, now })), { clockSlackMs: 0 })
 
 describe('createLedger', () => {
   it('opens sqlite:<path>, creating the directory', async () => {
     const path = join(dir, 'nested', 'deeper', 'ledger.db')
-    const ledger = await createLedger(`sqlite:${path}`)
+    const ledger = await createLedger(`sqlite:${path}`, { ambiguousAnswer })
     expect(ledger.kind).toBe('sqlite')
+    // one process owns the file: the control plane may expire every pending record at start
+    expect(ledger.singleWriter).toBe(true)
     expect(await ledger.ping()).toBe(true)
     await ledger.close()
     expect(existsSync(path)).toBe(true)
   })
 
+  it('writes the ambiguous answer it is handed, never one of its own: the control plane renders it', async () => {
+    const handed = (campaignId: string, requestId: string) => ({ httpStatus: 599, body: { handed: [campaignId, requestId] } })
+    let time = 1_000
+    const ledger = await createLedger('sqlite::memory:', { ambiguousAnswer: handed, now: () => time })
+    const r = pendingRecord({ campaignId: 'camp-h', waitMs: 10 })
+    expect(await insert(ledger, r)).toBe('inserted')
+    time = 2_000
+    expect(await ledger.expirePending(2_000)).toEqual([r.requestId])
+    expect((await ledger.get(r.requestId))?.answer).toEqual({ httpStatus: 599, body: { handed: ['camp-h', r.requestId] } })
+    await ledger.close()
+  })
+
   it('refuses an unknown scheme, and an unreachable PostgreSQL, without echoing the password', async () => {
-    const pgErr = await createLedger('postgres://u:secret-pw@127.0.0.1:1/ledger').then(() => undefined, (e: unknown) => e as Error)
+    const pgErr = await createLedger('postgres://u:secret-pw@127.0.0.1:1/ledger', { ambiguousAnswer }).then(() => undefined, (e: unknown) => e as Error)
     expect(pgErr?.message).toMatch(/the PostgreSQL ledger at postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/ledger could not be opened/)
     expect(pgErr?.message).not.toContain('secret-pw')
-    const err = await createLedger('mysql://u:secret-pw@db/x').then(() => undefined, (e: unknown) => e as Error)
+    const err = await createLedger('mysql://u:secret-pw@db/x', { ambiguousAnswer }).then(() => undefined, (e: unknown) => e as Error)
     expect(err?.message).toMatch(/unsupported ledger URL scheme "mysql"/)
     expect(err?.message).not.toContain('secret-pw')
   })
@@ -52,7 +67,7 @@ describe('createLedger', () => {
 describe('sqlite file', () => {
   it('runs in WAL mode with synchronous=FULL, foreign keys and an exclusive lock', async () => {
     const path = tempPath()
-    const ledger = createSqliteLedger({ path })
+    const ledger = createSqliteLedger({ ambiguousAnswer, path })
     const db = sqliteDatabaseOf(ledger)!
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
     expect(db.pragma('synchronous', { simple: true })).toBe(2) // FULL
@@ -70,12 +85,12 @@ describe('sqlite file', () => {
     const raw = new Database(path)
     expect(raw.pragma('user_version', { simple: true })).toBe(0)
     raw.close()
-    const ledger = createSqliteLedger({ path })
+    const ledger = createSqliteLedger({ ambiguousAnswer, path })
     const db = sqliteDatabaseOf(ledger)!
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()
     expect(tables).toEqual(['bound_tasks', 'campaign_generations', 'campaign_leases', 'controller_bindings', 'front_sends', 'mutation_records'])
-    expect(migrate(db)).toEqual({ from: migrations.length, to: migrations.length })
+    expect(migrate(db, ambiguousAnswer)).toEqual({ from: migrations.length, to: migrations.length })
     await ledger.close()
   })
 
@@ -83,12 +98,12 @@ describe('sqlite file', () => {
     const path = tempPath()
     const old = new Database(path)
     // a file an older gateway migrated, with an ambiguous record in it
-    expect(migrate(old, migrations.slice(0, 1))).toEqual({ from: 0, to: 1 })
+    expect(migrate(old, ambiguousAnswer, migrations.slice(0, 1))).toEqual({ from: 0, to: 1 })
     const r = pendingRecord()
     old.prepare(`INSERT INTO mutation_records (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
       VALUES (?, 'camp-1', 'alice', 'intervene', ?, '{}', 3, 'x', 1, 1000, 'ambiguous', 1000)`).run(r.requestId, 'a'.repeat(64))
     old.close()
-    const ledger = createSqliteLedger({ path })
+    const ledger = createSqliteLedger({ ambiguousAnswer, path })
     const db = sqliteDatabaseOf(ledger)!
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
     expect((await ledger.listUnresolved({ limit: 10 })).map((x) => x.requestId)).toEqual([r.requestId])
@@ -106,7 +121,7 @@ describe('sqlite file', () => {
   it('a file at version 2 holding two pending records of a campaign: migration 3 keeps the older pending, turns the newer ambiguous, keeps the rest and its order', async () => {
     const path = tempPath()
     const old = new Database(path)
-    expect(migrate(old, migrations.slice(0, 2))).toEqual({ from: 0, to: 2 })
+    expect(migrate(old, ambiguousAnswer, migrations.slice(0, 2))).toEqual({ from: 0, to: 2 })
     // what a gateway before migration 3 could leave: two pending records of camp-m
     const put = old.prepare(`INSERT INTO mutation_records (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner,
       deadline, created_at, state, updated_at, answer, outcome_code, task_id)
@@ -124,7 +139,7 @@ describe('sqlite file', () => {
     const order = old.prepare('SELECT request_id FROM mutation_records ORDER BY rowid').pluck().all()
     old.close()
 
-    const ledger = createSqliteLedger({ path })
+    const ledger = createSqliteLedger({ ambiguousAnswer, path })
     const db = sqliteDatabaseOf(ledger)!
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
     expect(await ledger.get('mig-pending-old')).toMatchObject({ state: 'pending', answer: null, outcomeCode: null, updatedAt: 2_000, prunedAt: null })
@@ -150,16 +165,16 @@ describe('sqlite file', () => {
     const after = await ledger.exportRecords({ limit: 100 })
 
     // migrating again changes nothing, in place or at the next open
-    expect(migrate(db)).toEqual({ from: migrations.length, to: migrations.length })
+    expect(migrate(db, ambiguousAnswer)).toEqual({ from: migrations.length, to: migrations.length })
     await ledger.close()
-    const again = createSqliteLedger({ path })
+    const again = createSqliteLedger({ ambiguousAnswer, path })
     expect(await again.exportRecords({ limit: 100 })).toEqual(after)
     expect((await again.ticket('camp-m')).generation).toBe(4)
     await again.close()
   })
 
   it('the ledger\'s clock is this process\'s unless given', async () => {
-    const ledger = createSqliteLedger({ path: ':memory:' })
+    const ledger = createSqliteLedger({ ambiguousAnswer, path: ':memory:' })
     const t0 = Date.now()
     const now = await ledger.now()
     expect(now).toBeGreaterThanOrEqual(t0)
@@ -169,18 +184,18 @@ describe('sqlite file', () => {
 
   it('applies each migration in its own transaction and refuses a newer file', () => {
     const db = new Database(':memory:')
-    expect(migrate(db, ['CREATE TABLE a (x INTEGER)'])).toEqual({ from: 0, to: 1 })
-    expect(() => migrate(db, ['CREATE TABLE a (x INTEGER)', 'CREATE TABLE b (x INTEGER); SELECT nonsense FROM nowhere'])).toThrow()
+    expect(migrate(db, ambiguousAnswer, ['CREATE TABLE a (x INTEGER)'])).toEqual({ from: 0, to: 1 })
+    expect(() => migrate(db, ambiguousAnswer, ['CREATE TABLE a (x INTEGER)', 'CREATE TABLE b (x INTEGER); SELECT nonsense FROM nowhere'])).toThrow()
     expect(db.pragma('user_version', { simple: true })).toBe(1)
     expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'b'").pluck().get()).toBe(0)
-    expect(() => migrate(db, [])).toThrow('ledger schema version 1 is newer than this gateway knows (0)')
+    expect(() => migrate(db, ambiguousAnswer, [])).toThrow('ledger schema version 1 is newer than this gateway knows (0)')
     db.close()
   })
 
   it('keeps records, leases and bound tasks across close and reopen', async () => {
     const path = tempPath()
     const r = pendingRecord({ operation: 'submit' })
-    const first = createSqliteLedger({ path })
+    const first = createSqliteLedger({ ambiguousAnswer, path })
     expect(await insert(first, r)).toBe('inserted')
     await first.recordOutcome(r.requestId, appliedOutcome(2_000, 'task-1'))
     await first.putLease('camp-1', { controllerId: 'alice', epoch: 3, expiresAt: 99 }, 5)
@@ -188,7 +203,7 @@ describe('sqlite file', () => {
     const before = await first.get(r.requestId)
     await first.close()
 
-    const second = createSqliteLedger({ path })
+    const second = createSqliteLedger({ ambiguousAnswer, path })
     expect(await second.get(r.requestId)).toEqual(before)
     expect(await second.getLease('camp-1')).toMatchObject({ known: true, maxEpochSeen: 3 })
     expect(await second.getBoundTask('camp-1')).toMatchObject({ taskId: 'task-1' })
@@ -197,13 +212,13 @@ describe('sqlite file', () => {
 
   it('a second handle in the same process fails fast with LedgerLockedError', async () => {
     const path = tempPath()
-    const owner = createSqliteLedger({ path })
+    const owner = createSqliteLedger({ ambiguousAnswer, path })
     const t0 = Date.now()
-    expect(() => createSqliteLedger({ path })).toThrow(LedgerLockedError)
-    expect(() => createSqliteLedger({ path })).toThrow(lockedMessage(path))
+    expect(() => createSqliteLedger({ ambiguousAnswer, path })).toThrow(LedgerLockedError)
+    expect(() => createSqliteLedger({ ambiguousAnswer, path })).toThrow(lockedMessage(path))
     expect(Date.now() - t0).toBeLessThan(1_000)
     await owner.close()
-    const next = createSqliteLedger({ path })
+    const next = createSqliteLedger({ ambiguousAnswer, path })
     await next.close()
   })
 })
@@ -244,14 +259,14 @@ describe('sqlite file across processes', () => {
   it('one process owns the file: a second fails with a clear error until the first closes', async () => {
     const path = tempPath()
     // an existing, migrated file: the holder writes nothing, so the lock comes from the open alone
-    await createSqliteLedger({ path }).close()
+    await createSqliteLedger({ ambiguousAnswer, path }).close()
     const holder = child('hold', path)
     await untilOutput(holder, 'ready')
 
     const other = await finished(child('open', path))
     expect(other.code).toBe(3)
     expect(other.stderr).toContain(`locked: ${lockedMessage(path)}`)
-    expect(() => createSqliteLedger({ path })).toThrow(lockedMessage(path))
+    expect(() => createSqliteLedger({ ambiguousAnswer, path })).toThrow(lockedMessage(path))
 
     const done = finished(holder)
     holder.stdin.end('close\n')
@@ -260,7 +275,7 @@ describe('sqlite file across processes', () => {
     const after = await finished(child('open', path))
     expect(after.code).toBe(0)
     expect(after.stdout).toContain('opened')
-    const ledger = createSqliteLedger({ path })
+    const ledger = createSqliteLedger({ ambiguousAnswer, path })
     await ledger.close()
   })
 
@@ -271,7 +286,7 @@ describe('sqlite file across processes', () => {
     writer.kill('SIGKILL')
     await once(writer, 'exit')
 
-    const ledger = createSqliteLedger({ path })
+    const ledger = createSqliteLedger({ ambiguousAnswer, path })
     const records = await ledger.exportRecords({ limit: 100 })
     expect(records).toHaveLength(50)
     expect(records.filter(r => r.state === 'applied')).toHaveLength(25)
@@ -284,7 +299,7 @@ describe('sqlite file size', () => {
   // each record takes its campaign's ticket first, as the pipeline does: about twice the statements of a bare insert
   it('100,000 records of realistic size stay well below 200 MB', { timeout: 120_000 }, async () => {
     const path = tempPath()
-    const ledger = createSqliteLedger({ path })
+    const ledger = createSqliteLedger({ ambiguousAnswer, path })
     const db = sqliteDatabaseOf(ledger)!
     const t0 = Date.now()
     for (let batch = 0; batch < 100; batch++) {

@@ -20,6 +20,7 @@ import { appliedOutcome, insert, pendingRecord } from '../ledger/records.js'
 import { listenUrlOf, startGatewayChild } from '../helpers/child.js'
 import { freshSchema } from '../helpers/postgres.js'
 import { call } from '../helpers/http.js'
+import { ambiguousAnswer } from '../../src/control/ambiguous-answer.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'oogw-ledger-cli-'))
@@ -68,7 +69,7 @@ describe('the ledger command', () => {
 
   it('export: every record as a JSON line, oldest first, by campaign and time; params only with --with-params', async () => {
     const file = join(dir, 'export.db')
-    const ledger = await createLedger(`sqlite:${file}`)
+    const ledger = await createLedger(`sqlite:${file}`, { ambiguousAnswer })
     const ids: string[] = []
     for (let i = 0; i < 25; i++) {
       const r = pendingRecord({ campaignId: i % 5 === 0 ? 'camp-x' : 'camp-y', createdAt: Date.parse('2026-11-01T00:00:00Z') + i * 60_000 })

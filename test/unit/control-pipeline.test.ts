@@ -16,6 +16,7 @@ import { createPipeline, parseBody, priorUse, type MutationAnswer, type Mutation
 import { constraintsEnvelope, paramsHash } from '../../src/control/rules.js'
 import { UpstreamCallError } from '../../src/upstream/errors.js'
 import { CONTROL_METHODS, controlCard, createFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
+import { ambiguousAnswer } from '../../src/control/ambiguous-answer.js'
 
 // ---- helpers ------------------------------------------------------------------------------
 
@@ -58,7 +59,7 @@ async function rig (o: { controlEnabled?: boolean; card?: unknown; lockWaitMs?: 
   const clock = { t: T0 }
   const now = (): number => clock.t
   // the ledger's clock is the rig's: one SQLite process owns it (docs/design.md#one-clock)
-  const ledger = o.ledger ?? await createLedger('sqlite::memory:', { now })
+  const ledger = o.ledger ?? await createLedger('sqlite::memory:', { ambiguousAnswer, now })
   if (o.ledger === undefined) ledgers.push(ledger)
   const fake = createFakeUpstream({ card: o.card })
   fakes.push(fake)

@@ -4,7 +4,8 @@
 // static callers' expiresAt and reserved names.
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config/index.js'
-import { callerOf, looksLikeJwt, JwtClaimsSchema } from '../../src/callers/jwt.js'
+import { callerOf, looksLikeJwt } from '../../src/callers/jwt.js'
+import { JwtClaimsSchema } from '../../schemas/callers.js'
 import { parseCallers } from '../../src/callers/static.js'
 import { problems } from '../helpers/config-problems.js'
 

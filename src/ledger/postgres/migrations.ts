@@ -3,11 +3,14 @@
 // lock, so two replicas starting together apply each migration once and the second finds it
 // done. A database at a newer version than this gateway knows is refused. Append, never edit.
 import type pg from 'pg'
-import { ambiguousAnswer } from '../ambiguous-answer.js'
 import { toJson } from '../rows.js'
+import type { AmbiguousAnswer } from '../types.js'
 
-/** SQL, or a step that needs code (it runs inside the migrations' transaction) */
-export type Migration = string | ((c: pg.PoolClient) => Promise<void>)
+/**
+ * SQL, or a step that needs code (it runs inside the migrations' transaction), given what a
+ * record it turns ambiguous answers
+ */
+export type Migration = string | ((c: pg.PoolClient, ambiguousAnswer: AmbiguousAnswer) => Promise<void>)
 
 /** the advisory lock key (pg_advisory_xact_lock(bigint)) that serialises migrations */
 export const MIGRATION_LOCK = 7_260_113_000_001n
@@ -18,7 +21,7 @@ export const MIGRATION_LOCK = 7_260_113_000_001n
  * hold two; each blocks its campaign until resolved, the safe side) so that the store's own index
  * can hold at most one, and the campaign generations and controller bindings arrive.
  */
-async function serialiseCampaigns (c: pg.PoolClient): Promise<void> {
+async function serialiseCampaigns (c: pg.PoolClient, ambiguousAnswer: AmbiguousAnswer): Promise<void> {
   await c.query(`
   ALTER TABLE mutation_records DROP CONSTRAINT mutation_records_operation_check;
   ALTER TABLE mutation_records ADD CONSTRAINT mutation_records_operation_check
@@ -130,7 +133,7 @@ export const migrations: readonly Migration[] = [
 export class LedgerSchemaError extends Error {}
 
 /** brings the database to the latest version; refuses one written by a newer gateway */
-export async function migrate (pool: pg.Pool, list: readonly Migration[] = migrations): Promise<{ from: number; to: number }> {
+export async function migrate (pool: pg.Pool, ambiguousAnswer: AmbiguousAnswer, list: readonly Migration[] = migrations): Promise<{ from: number; to: number }> {
   const client = await pool.connect()
   try {
     await client.query('BEGIN')
@@ -145,7 +148,7 @@ export async function migrate (pool: pg.Pool, list: readonly Migration[] = migra
     for (let v = from; v < list.length; v++) {
       const m = list[v]!
       if (typeof m === 'string') await client.query(m)
-      else await m(client)
+      else await m(client, ambiguousAnswer)
     }
     if (from < list.length) await client.query('UPDATE ledger_schema SET version = $1', [list.length])
     await client.query('COMMIT')

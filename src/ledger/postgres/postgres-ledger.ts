@@ -7,16 +7,17 @@
 // replica may still be waiting for one (only the periodic sweep, past each deadline).
 import pg from 'pg'
 import type { Logger } from 'pino'
-import { ambiguousAnswer } from '../ambiguous-answer.js'
 import { createCampaignLocks } from '../campaign-locks.js'
 import { FRONT_SEND_COLUMNS, RECORD_COLUMNS, controllerKey, toBinding, toBoundTask, toFrontSend, toJson, toLease, toRecord, type BindingRow, type BoundTaskRow, type FrontSendRow, type LeaseRow, type RecordRow } from '../rows.js'
-import type { CampaignTicket, InsertResult, Ledger } from '../types.js'
+import type { AmbiguousAnswer, CampaignTicket, InsertResult, Ledger } from '../types.js'
 import { migrate, LedgerSchemaError } from './migrations.js'
 import { redactUrl } from '../../http/redact-url.js'
 
 export interface PostgresLedgerOptions {
   /** postgres://… (a password in it is never printed) */
   url: string
+  /** what a record this store turns ambiguous answers (the control plane's rendering) */
+  ambiguousAnswer: AmbiguousAnswer
   logger?: Logger
   /** the query pool's size (default 10) */
   maxConnections?: number
@@ -86,7 +87,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
   lockPool.on('error', onIdleError)
   let migrated
   try {
-    migrated = await migrate(pool)
+    migrated = await migrate(pool, opts.ambiguousAnswer)
   } catch (err) {
     await pool.end().catch(() => undefined)
     await lockPool.end().catch(() => undefined)
@@ -192,7 +193,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     const ids: string[] = []
     for (const r of rows) {
       const res = await q(`UPDATE mutation_records SET state = 'ambiguous', outcome_code = 'ambiguous_write', answer = $2, updated_at = $3
-        WHERE request_id = $1 AND state = 'pending'`, [r.request_id, toJson(ambiguousAnswer(r.campaign_id, r.request_id)), now])
+        WHERE request_id = $1 AND state = 'pending'`, [r.request_id, toJson(opts.ambiguousAnswer(r.campaign_id, r.request_id)), now])
       if (res.rowCount === 1) ids.push(r.request_id)
     }
     return ids
@@ -200,6 +201,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
 
   const ledger: Ledger = {
     kind: 'postgres',
+    singleWriter: false,
     now: async () => (await one<{ now: number }>(`SELECT ${nowMs('$1')} AS now`, [shift()]))!.now,
     ticket: async (campaignId) => {
       const generation = (await one<{ generation: number }>('SELECT generation FROM campaign_generations WHERE campaign_id = $1', [campaignId]))?.generation ?? 0

@@ -2,11 +2,14 @@
 // counted by `PRAGMA user_version`; each runs in its own transaction with its version bump,
 // so a crash leaves the file at one version or the next. Append, never edit, a migration.
 import type Database from 'better-sqlite3'
-import { ambiguousAnswer } from '../ambiguous-answer.js'
 import { toJson } from '../rows.js'
+import type { AmbiguousAnswer } from '../types.js'
 
-/** SQL, or a step that needs code (it runs inside the migration's transaction) */
-export type Migration = string | ((db: Database.Database) => void)
+/**
+ * SQL, or a step that needs code (it runs inside the migration's transaction), given what a
+ * record it turns ambiguous answers
+ */
+export type Migration = string | ((db: Database.Database, ambiguousAnswer: AmbiguousAnswer) => void)
 
 /**
  * 3 (docs/design.md#serialisation): the operation list gains `fence` (a CHECK cannot be altered
@@ -15,7 +18,7 @@ export type Migration = string | ((db: Database.Database) => void)
  * two; each blocks its campaign until resolved, the safe side) so that the store's own index
  * can hold at most one, and the campaign generations and controller bindings arrive.
  */
-function serialiseCampaigns (db: Database.Database): void {
+function serialiseCampaigns (db: Database.Database, ambiguousAnswer: AmbiguousAnswer): void {
   db.exec(`
   CREATE TABLE mutation_records_v3 (
     request_id TEXT PRIMARY KEY,
@@ -159,7 +162,7 @@ export const migrations: readonly Migration[] = [
  * for altering a table requires; the pragma is ignored inside a transaction) and each migration
  * checks them before it commits.
  */
-export function migrate (db: Database.Database, list: readonly Migration[] = migrations): { from: number; to: number } {
+export function migrate (db: Database.Database, ambiguousAnswer: AmbiguousAnswer, list: readonly Migration[] = migrations): { from: number; to: number } {
   const from = db.pragma('user_version', { simple: true }) as number
   if (from > list.length) {
     throw new Error(`ledger schema version ${from} is newer than this gateway knows (${list.length})`)
@@ -172,7 +175,7 @@ export function migrate (db: Database.Database, list: readonly Migration[] = mig
       db.transaction(() => {
         const m = list[v]!
         if (typeof m === 'string') db.exec(m)
-        else m(db)
+        else m(db, ambiguousAnswer)
         if ((db.pragma('foreign_key_check') as unknown[]).length > 0) throw new Error(`ledger migration ${v + 1} broke a foreign key`)
         db.pragma(`user_version = ${v + 1}`)
       })()

@@ -7,10 +7,9 @@
 // be waiting for one of them).
 import type Database from 'better-sqlite3'
 import type { Logger } from 'pino'
-import { ambiguousAnswer } from '../ambiguous-answer.js'
 import { createCampaignLocks } from '../campaign-locks.js'
 import { UNGUARDED } from '../guard.js'
-import type { CampaignTicket, InsertResult, Ledger } from '../types.js'
+import type { AmbiguousAnswer, CampaignTicket, InsertResult, Ledger } from '../types.js'
 import { migrate } from './migrations.js'
 import { openSqliteDatabase } from './open.js'
 import { controllerKey, toBinding, toBoundTask, toFrontSend, toJson, toLease, toRecord } from '../rows.js'
@@ -21,6 +20,8 @@ export { LedgerLockedError } from './open.js'
 export interface SqliteLedgerOptions {
   /** the file (its directory is created if missing), or ':memory:' for tests */
   path: string
+  /** what a record this store turns ambiguous answers (the control plane's rendering) */
+  ambiguousAnswer: AmbiguousAnswer
   logger?: Logger
   /**
    * the ledger's clock: one process owns the file, so it is this process's own (the control
@@ -41,7 +42,7 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
   const db = openSqliteDatabase(opts.path)
   let s: ReturnType<typeof prepareStatements>
   try {
-    const { from, to } = migrate(db)
+    const { from, to } = migrate(db, opts.ambiguousAnswer)
     s = prepareStatements(db)
     opts.logger?.info({ path: opts.path, schemaVersion: to, migratedFrom: from }, 'ledger opened')
   } catch (err) {
@@ -66,7 +67,7 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
   const makeAmbiguous = db.transaction((rows: Array<{ request_id: string; campaign_id: string }>, now: number) => {
     const ids: string[] = []
     for (const r of rows) {
-      const answer = toJson(ambiguousAnswer(r.campaign_id, r.request_id))
+      const answer = toJson(opts.ambiguousAnswer(r.campaign_id, r.request_id))
       if (s.makeAmbiguous.run({ requestId: r.request_id, answer, at: now }).changes === 1) ids.push(r.request_id)
     }
     return ids
@@ -74,6 +75,7 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
 
   const ledger: Ledger = {
     kind: 'sqlite',
+    singleWriter: true,
     now: async () => clock(),
     ticket: async (campaignId) => {
       const generation = s.generation.get(campaignId)?.generation ?? 0

@@ -1,0 +1,47 @@
+// One read on the remote (docs/design.md#argus-reads): the call and how its failures become
+// contract errors, written once for every read — the Argus reads, `tasks/get`, and the control
+// plane's `read_control` and `request_status`. A call that throws is readFailure's
+// (read-errors.ts); -32009 is a refused protocol version (src/discovery/version-refused.ts);
+// -32601 marks the caller's capability missing and answers capability_unavailable; any other
+// error is the caller's to name (a task not found, an Argus code), else upstream_rejected.
+// Reads only: a mutation's failures mean something else (ambiguity, docs/design.md#outcomes).
+import { RPC_CODES, type RpcErrorObject } from '../../schemas/jsonrpc.js'
+import { GatewayError } from '../core/errors.js'
+import type { CapabilityName } from '../discovery/capabilities.js'
+import type { Discovery } from '../discovery/discovery.js'
+import { versionRefused } from '../discovery/version-refused.js'
+import type { A2aWire } from '../upstream/a2a-wire.js'
+import type { RpcCall, RpcResult, UpstreamClient } from '../upstream/client.js'
+import { readFailure } from './read-errors.js'
+
+export interface ReadRpc {
+  /** the call, built on `wire` (a read: retried once where nothing was sent, never a mutation) */
+  call: Omit<RpcCall, 'kind'>
+  /** marked missing when the remote answers -32601 */
+  capability: CapabilityName
+  /** named in every error this read answers */
+  requestId?: string | undefined
+  /** capability_unavailable's missing prerequisites on -32601 (none by default) */
+  missingOnNotFound?: string[]
+  /** the remote's other errors: the caller's own contract error, or undefined for upstream_rejected */
+  rejected?: (error: RpcErrorObject) => GatewayError | undefined
+}
+
+/** the remote's result, or the contract error its failure means */
+export async function readRpc (d: { client: UpstreamClient; discovery: Discovery }, wire: A2aWire, read: ReadRpc): Promise<unknown> {
+  const { requestId } = read
+  let r: RpcResult
+  try {
+    r = await d.client.rpc({ ...read.call, kind: 'read' })
+  } catch (err) {
+    throw readFailure(err, requestId)
+  }
+  if (r.ok) return r.result
+  const refused = versionRefused(d.discovery, wire, r, requestId)
+  if (refused !== undefined) throw refused
+  if (r.error.code === RPC_CODES.methodNotFound) {
+    d.discovery.markMethodNotFound(read.capability)
+    throw new GatewayError('capability_unavailable', { requestId, missingPrerequisites: read.missingOnNotFound })
+  }
+  throw read.rejected?.(r.error) ?? new GatewayError('upstream_rejected', { requestId })
+}

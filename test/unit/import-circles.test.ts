@@ -1,0 +1,32 @@
+// No import circle in the gateway (docs/design.md#walls): among every module of src/, routes/ and
+// schemas/, no file reaches itself through its imports, type-only ones included. A circle is a
+// wall with a door in it: two parts that each know the other can no longer be read, tested or
+// moved apart (the configuration and the tracing switch were one, by a type).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { importCircles, root } from '../helpers/imports.js'
+
+describe('import circles', () => {
+  it('the walk finds a circle, type-only imports and a file importing itself included', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'circles-'))
+    try {
+      mkdirSync(join(dir, 'sub'))
+      writeFileSync(join(dir, 'a.ts'), "import { b } from './sub/b.js'\nexport const a = b\n")
+      writeFileSync(join(dir, 'sub/b.ts'), "import type { C } from '../c.js'\nexport const b: C = 1\n")
+      writeFileSync(join(dir, 'c.ts'), "export type C = number\nexport const c = await import('./a.js')\n")
+      writeFileSync(join(dir, 'self.ts'), "export * from './self.js'\n")
+      writeFileSync(join(dir, 'leaf.ts'), "import { a } from './a.js'\nexport const leaf = a\n")
+      const found = importCircles([dir]).map((c) => c.map((f) => relative(relative(root, dir), f)))
+      expect(found).toEqual([['a.ts', 'c.ts', 'sub/b.ts'], ['self.ts']])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('src/, routes/ and schemas/ import in one direction only: no circle', () => {
+    const circles = importCircles(['src', 'routes', 'schemas'])
+    expect(circles).toEqual([])
+  })
+})
