@@ -59,7 +59,7 @@ const a2a: FastifyPluginAsyncZod = async (app) => {
       app.metrics.frontRequests.inc({ rpc_method: 'invalid', outcome: String(RPC_CODES.invalidRequest) })
       return reply.send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: RPC_CODES.invalidRequest, message: 'Content-Type must be application/json.' } }))
     }
-    const a = await door.handle({ text: typeof request.body === 'string' ? request.body : '', version: request.headers['a2a-version'], caller: request.caller! })
+    const a = await door.handle({ text: typeof request.body === 'string' ? request.body : '', version: request.headers['a2a-version'], caller: request.caller!, chargeControl: async () => { await app.chargeControl(request, reply) } })
     app.metrics.frontRequests.inc({ rpc_method: a.rpcMethod, outcome: a.outcome })
     return reply.send(a.body)
   })

@@ -45,6 +45,8 @@ export interface FrontInput {
   /** the A2A-Version header */
   version: string | string[] | undefined
   caller: Caller
+  /** charges a mutation to the caller's control budget, as REST's mutation routes are charged; throws `rate_limited` past it */
+  chargeControl?: () => Promise<void>
 }
 
 export interface FrontAnswer {
@@ -85,6 +87,8 @@ export function sanitisedTask (p: TaskProjection): Obj {
 }
 
 const contentHash = (v: unknown): string => createHash('sha256').update(canonicalize(v) ?? '').digest('hex')
+
+const noCharge = async (): Promise<void> => {}
 
 const leaseOut = (l: Lease | null): Obj | null => l === null ? null : { controller_id: l.controllerId, epoch: l.epoch, expires_at: l.expiresAt }
 
@@ -178,7 +182,7 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     return { kind: 'task', id: taskId, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: sup.campaign_id, request_id: messageId } } }
   }
 
-  async function send (caller: Caller, raw: Obj, v: FrontVersion): Promise<Obj> {
+  async function send (caller: Caller, raw: Obj, v: FrontVersion, charge: () => Promise<void>): Promise<Obj> {
     const params = sendParamsIn(raw, v)
     const message = params.message as Obj
     if (typeof message.messageId !== 'string' || message.messageId === '') throw invalid('params.message.messageId must be a non-empty string.')
@@ -187,7 +191,10 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     if (meta !== undefined && !isRecord(meta)) throw invalid('params.message.metadata must be an object.')
     const extensions = Array.isArray(message.extensions) ? message.extensions : []
     if (isRecord(meta) && (ARGUS_EXTENSION_URN in meta || extensions.includes(ARGUS_EXTENSION_URN))) return await argusRead(caller, message, meta[ARGUS_EXTENSION_URN])
-    if (isRecord(meta) && 'argus_supervisor' in meta) return await submit(caller, params, message, meta.argus_supervisor)
+    if (isRecord(meta) && 'argus_supervisor' in meta) {
+      await charge()
+      return await submit(caller, params, message, meta.argus_supervisor)
+    }
     throw refuse(RPC_CODES.unsupportedOperation, `The gateway serves message/send in two profiles only: an Argus read (the ${ARGUS_EXTENSION_URN} extension) and a submission (metadata.argus_supervisor).`)
   }
 
@@ -252,9 +259,11 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     return { request_id: params.request_id, state: a.state ?? null }
   }
 
-  async function dispatch (caller: Caller, logical: Logical, params: Obj, v: FrontVersion): Promise<Obj> {
+  async function dispatch (caller: Caller, logical: Logical, params: Obj, v: FrontVersion, charge: () => Promise<void>): Promise<Obj> {
+    // a mutation is charged to the control budget before anything else of it is read (docs/design.md#rate-limits)
+    if (logical === 'cancel' || OP[logical] !== undefined) await charge()
     switch (logical) {
-      case 'send': return sendResultOut(await send(caller, params, v), v)
+      case 'send': return sendResultOut(await send(caller, params, v, charge), v)
       case 'get': return taskOut(await getTask(caller, params), v)
       case 'cancel': return taskOut(await cancel(caller, params), v)
       case 'stream':
@@ -284,7 +293,7 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
       const l = logicalOf(method, version)
       if ('code' in l) return { body: answer(id, { error: l }), rpcMethod: 'unknown', outcome: String(l.code) }
       try {
-        const result = await dispatch(input.caller, l.logical, params, version)
+        const result = await dispatch(input.caller, l.logical, params, version, input.chargeControl ?? noCharge)
         return { body: answer(id, { result }), rpcMethod: l.canonical, outcome: 'ok' }
       } catch (err) {
         const error = err instanceof Refusal ? err.rpc : rpcErrorOf(err)
