@@ -178,8 +178,10 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     const taskId = typeof answer.taskId === 'string' ? answer.taskId : undefined
     if (taskId === undefined) throw new GatewayError('ambiguous_write', { requestId: messageId, message: 'The submission was resolved without a task id; see its request record.' })
     await d.ledger.settleFrontSend(identity, messageId, { taskId })
-    const state = typeof answer.state === 'string' ? answer.state : 'submitted'
-    return { kind: 'task', id: taskId, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: sup.campaign_id, request_id: messageId } } }
+    // a replay of a record retention pruned knows the task, not its state then: A2A's `unknown`
+    const pruned = answer.pruned === true
+    const state = pruned ? 'unknown' : typeof answer.state === 'string' ? answer.state : 'submitted'
+    return { kind: 'task', id: taskId, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: sup.campaign_id, request_id: messageId, ...(pruned ? { pruned: true } : {}) } } }
   }
 
   async function send (caller: Caller, raw: Obj, v: FrontVersion, charge: () => Promise<void>): Promise<Obj> {
