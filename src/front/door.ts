@@ -231,8 +231,9 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     if (extra !== undefined) throw invalid('metadata.argus_supervisor holds request_id (and campaign_id) only.')
     if (sup.campaign_id !== undefined && sup.campaign_id !== own.campaignId) throw new GatewayError('conflicting_fields', { message: 'metadata.argus_supervisor.campaign_id is not this task\'s campaign.' })
     const answer = await mutate(caller, 'cancel', own.campaignId!, { requestId: sup.request_id }, id)
-    const state = typeof answer.state === 'string' ? answer.state : 'canceled'
-    return { kind: 'task', id, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: own.campaignId, request_id: sup.request_id } } }
+    const pruned = answer.pruned === true
+    const state = pruned ? 'unknown' : typeof answer.state === 'string' ? answer.state : 'canceled'
+    return { kind: 'task', id, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: own.campaignId, request_id: sup.request_id, ...(pruned ? { pruned: true } : {}) } } }
   }
 
   const OP: Partial<Record<Logical, MutationOperation>> = { claim_control: 'claim', renew_control: 'renew', release_control: 'release', intervene: 'intervene' }
@@ -258,7 +259,7 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     if (a.released === true) return { released: true }
     if (a.accepted === true) return { accepted: true }
     // a replay of a resolved request answers its record: the request's final state
-    return { request_id: params.request_id, state: a.state ?? null }
+    return { request_id: params.request_id, state: a.state ?? null, ...(a.pruned === true ? { pruned: true } : {}) }
   }
 
   async function dispatch (caller: Caller, logical: Logical, params: Obj, v: FrontVersion, charge: () => Promise<void>): Promise<Obj> {
