@@ -14,7 +14,7 @@ const FRAMEWORK = /^(fastify|fastify-.*|@fastify\/.*)$/
 describe('the front door\'s core', () => {
   it('reaches no Fastify package, no route and no plugin through any chain of imports', () => {
     const seen = new Map<string, string[]>()
-    const queue = tsFilesUnder(join(root, 'src/front')).map((f) => [f, [relative(root, f)]] as const)
+    const queue: Array<[string, string[]]> = tsFilesUnder(join(root, 'src/front')).map((f) => [f, [relative(root, f)]])
     const bad: string[] = []
     for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
       const [file, chain] = item
