@@ -10,6 +10,7 @@ import { z } from 'zod'
 import { GatewayError } from '../src/core/errors.js'
 import { buildCard, createCardSigner } from '../src/front/card.js'
 import { createFrontDoor } from '../src/front/door.js'
+import { traceFrontAnswer } from '../src/tracing/front.js'
 import { pathMethodError, versionOf } from '../src/front/framing.js'
 import { RPC_CODES } from '../schemas/jsonrpc.js'
 import { A2aAgentCardSchema, A2aJwksSchema, A2aRequestSchema, A2aResponseSchema } from '../schemas/front.js'
@@ -95,10 +96,12 @@ const a2a: FastifyPluginAsyncZod = async (app) => {
     reply.type(JSON_TYPE)
     if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
       app.metrics.frontRequests.inc({ rpc_method: 'invalid', outcome: String(RPC_CODES.invalidRequest) })
+      traceFrontAnswer({ rpcMethod: 'invalid', outcome: String(RPC_CODES.invalidRequest), rpcErrorCode: RPC_CODES.invalidRequest })
       return reply.send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: RPC_CODES.invalidRequest, message: 'Content-Type must be application/json.' } }))
     }
     const a = await door.handle({ text: typeof request.body === 'string' ? request.body : '', version: request.headers['a2a-version'], caller: request.caller!, chargeControl: async () => { await app.chargeControl(request, reply) } })
     app.metrics.frontRequests.inc({ rpc_method: a.rpcMethod, outcome: a.outcome })
+    traceFrontAnswer(a)
     return reply.send(a.body)
   })
 

@@ -55,6 +55,8 @@ export interface FrontAnswer {
   /** the logical method for metrics (a bounded set), and the outcome: ok, or the error's contract or protocol code */
   rpcMethod: string
   outcome: string
+  /** the JSON-RPC error code of a refusal (traces) */
+  rpcErrorCode?: number
 }
 
 class Refusal extends Error {
@@ -289,12 +291,12 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
   return {
     handle: async (input) => {
       const framed = frame(input.text)
-      if (!framed.ok) return { body: answer(framed.id, { error: framed.error }), rpcMethod: 'invalid', outcome: String(framed.error.code) }
+      if (!framed.ok) return { body: answer(framed.id, { error: framed.error }), rpcMethod: 'invalid', outcome: String(framed.error.code), rpcErrorCode: framed.error.code }
       const { id, method, params } = framed.req
       const version = versionOf(input.version)
-      if (typeof version !== 'string') return { body: answer(id, { error: version }), rpcMethod: 'invalid', outcome: String(version.code) }
+      if (typeof version !== 'string') return { body: answer(id, { error: version }), rpcMethod: 'invalid', outcome: String(version.code), rpcErrorCode: version.code }
       const l = logicalOf(method, version)
-      if ('code' in l) return { body: answer(id, { error: l }), rpcMethod: 'unknown', outcome: String(l.code) }
+      if ('code' in l) return { body: answer(id, { error: l }), rpcMethod: 'unknown', outcome: String(l.code), rpcErrorCode: l.code }
       try {
         const result = await dispatch(input.caller, l.logical, params, version, input.chargeControl ?? noCharge)
         return { body: answer(id, { result }), rpcMethod: l.canonical, outcome: 'ok' }
@@ -302,7 +304,7 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
         const error = err instanceof Refusal ? err.rpc : rpcErrorOf(err)
         if (!(err instanceof Refusal) && !(err instanceof GatewayError)) d.logger.error({ err, rpcMethod: l.canonical }, 'front door request failed')
         const code = error.data?.code
-        return { body: answer(id, { error }), rpcMethod: l.canonical, outcome: typeof code === 'string' ? code : String(error.code) }
+        return { body: answer(id, { error }), rpcMethod: l.canonical, outcome: typeof code === 'string' ? code : String(error.code), rpcErrorCode: error.code }
       }
     }
   }
