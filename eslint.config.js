@@ -108,6 +108,14 @@ export default tseslint.config(
     }
   },
   {
+    // the A2A front door's core is the REST surface's twin on the same Fastify-free core
+    // (docs/api.md#a2a-front-door): routes/a2a.ts wires it; test/front/wall.test.ts checks the transitive imports
+    files: ['src/front/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify-*', '@fastify/*', '**/routes/**', '**/plugins/**'], message: 'the front door\'s core knows no Fastify, no routes and no plugins' }] }]
+    }
+  },
+  {
     // the qualification cannot mutate or write by construction (docs/design.md#walls): no control
     // or ledger code, nor what pulls them in (the gateway's config, app, server, plugins, routes);
     // test/qualify/import-wall.test.ts checks the transitive imports

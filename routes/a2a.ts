@@ -6,13 +6,23 @@
 // the error that names the canonical form.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
 import { GatewayError } from '../src/core/errors.js'
 import { buildCard, createCardSigner } from '../src/front/card.js'
 import { createFrontDoor } from '../src/front/door.js'
+import { traceFrontAnswer } from '../src/tracing/front.js'
 import { pathMethodError, versionOf } from '../src/front/framing.js'
 import { RPC_CODES } from '../schemas/jsonrpc.js'
+import { A2aAgentCardSchema, A2aJwksSchema, A2aRequestSchema, A2aResponseSchema } from '../schemas/front.js'
+import { answers, AUTHENTICATED, WITH_BODY } from '../schemas/responses.js'
+import type { ErrorCode } from '../src/core/errors.js'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+/** what a route without a scope can still answer: a bad Host, the HTTP edges, load shedding, a bug */
+const PUBLIC: readonly ErrorCode[] = ['invalid_request', 'request_timeout', 'expectation_failed', 'header_too_large', 'internal_error', 'overloaded', 'shutting_down', 'connection_closing']
+const A2A_VERSION = z.object({ 'a2a-version': z.string().optional().describe('`1.0` for v1.0\'s method names and shapes; none or `0.3` for v0.3\'s.') })
+/** the core reads the body itself: the schema is the document's, never a validator */
+const documentedOnly = (): (() => true) => () => true
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/
 
 const a2a: FastifyPluginAsyncZod = async (app) => {
@@ -44,23 +54,54 @@ const a2a: FastifyPluginAsyncZod = async (app) => {
     reply.header('vary', 'A2A-Version').header('cache-control', 'no-cache')
     return reply.type(JSON_TYPE).send(JSON.stringify(signer !== undefined ? await signer.sign(body) : body))
   }
-  for (const url of ['/a2a/.well-known/agent-card.json', '/a2a/.well-known/agent.json']) {
-    app.get(url, { schema: { hide: true } }, card)
-  }
+  const cardDoc = (operationId: string, summary: string) => ({
+    operationId,
+    tags: ['a2a'],
+    summary,
+    security: [],
+    description: 'Needs no token. The gateway\'s own card: its URL, bearer security, the remote\'s Argus skills, the campaign-control extension in controller mode; signed with GATEWAY_CARD_SIGNING_KEY (docs/api.md#a2a-front-door).',
+    headers: A2A_VERSION,
+    ...answers({ 200: { schema: A2aAgentCardSchema, description: 'The card, v1.0\'s shape to `A2A-Version: 1.0`, v0.3\'s otherwise.' } }, PUBLIC)
+  })
+  app.get('/a2a/.well-known/agent-card.json', { schema: cardDoc('getAgentCard', 'The gateway\'s A2A agent card') }, card)
+  app.get('/a2a/.well-known/agent.json', { schema: cardDoc('getAgentCardAtOldPath', 'The gateway\'s A2A agent card, at its older path') }, card)
 
-  app.get('/a2a/.well-known/jwks.json', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/a2a/.well-known/jwks.json', {
+    schema: {
+      operationId: 'getAgentCardKeys',
+      tags: ['a2a'],
+      security: [],
+      summary: 'The key the gateway\'s card is signed with',
+      description: 'Needs no token. A JWKS with the public key of GATEWAY_CARD_SIGNING_KEY, to pin; 404 when the gateway signs no card.',
+      ...answers({ 200: { schema: A2aJwksSchema, description: 'The public key.' } }, [...PUBLIC, 'not_found'])
+    }
+  }, async (_request, reply) => {
     if (signingKey === undefined) throw new GatewayError('not_found', { message: 'The gateway signs no card: GATEWAY_CARD_SIGNING_KEY is not set.' })
     return reply.type(JSON_TYPE).send(JSON.stringify({ keys: [signingKey.publicJwk] }))
   })
 
-  app.post('/a2a/', { config: { scope: 'read' }, schema: { hide: true } }, async (request, reply) => {
+  app.post('/a2a/', {
+    config: { scope: 'read' },
+    validatorCompiler: documentedOnly,
+    schema: {
+      operationId: 'callAgent',
+      tags: ['a2a'],
+      summary: 'One A2A JSON-RPC request',
+      description: 'The Argus reads, tasks and (with the `control` scope, in controller mode) submissions, cancels and the campaign methods, on the same core as the REST routes: single-shot on the ledger, tasks scoped to the caller who made them. Every JSON-RPC outcome, error included, is a 200 whose body is the JSON-RPC answer; a front-door mutation also counts against the control budget (docs/api.md#a2a-front-door).',
+      headers: A2A_VERSION,
+      body: A2aRequestSchema,
+      ...answers({ 200: { schema: A2aResponseSchema, description: 'The JSON-RPC answer: its `result`, or its `error` with the contract code in `error.data`.' } }, [...AUTHENTICATED, ...WITH_BODY])
+    }
+  }, async (request, reply) => {
     reply.type(JSON_TYPE)
     if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
       app.metrics.frontRequests.inc({ rpc_method: 'invalid', outcome: String(RPC_CODES.invalidRequest) })
+      traceFrontAnswer({ rpcMethod: 'invalid', outcome: String(RPC_CODES.invalidRequest), rpcErrorCode: RPC_CODES.invalidRequest })
       return reply.send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: RPC_CODES.invalidRequest, message: 'Content-Type must be application/json.' } }))
     }
-    const a = await door.handle({ text: typeof request.body === 'string' ? request.body : '', version: request.headers['a2a-version'], caller: request.caller! })
+    const a = await door.handle({ text: typeof request.body === 'string' ? request.body : '', version: request.headers['a2a-version'], caller: request.caller!, chargeControl: async () => { await app.chargeControl(request, reply) } })
     app.metrics.frontRequests.inc({ rpc_method: a.rpcMethod, outcome: a.outcome })
+    traceFrontAnswer(a)
     return reply.send(a.body)
   })
 

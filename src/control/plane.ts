@@ -125,6 +125,15 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
       await new Promise((resolve) => setTimeout(resolve, PRUNE_PAUSE_MS))
     }
     if (pruned > 0) o.logger.info({ event: 'ledger_retention', pruned, olderThan: new Date(before).toISOString() }, 'resolved records past the retention window pruned: params, answers and notes removed, ids kept')
+    // the front door's reads go whole (a repeat is a fresh read); its submissions stay with their ids (docs/api.md#a2a-front-door)
+    let reads = 0
+    for (let i = 0; i < PRUNE_BATCHES_PER_RUN; i++) {
+      const n = await o.ledger.pruneFrontReadsBefore(before, PRUNE_BATCH)
+      reads += n
+      if (n < PRUNE_BATCH) break
+      await new Promise((resolve) => setTimeout(resolve, PRUNE_PAUSE_MS))
+    }
+    if (reads > 0) o.logger.info({ event: 'ledger_retention', frontReads: reads, olderThan: new Date(before).toISOString() }, 'front-door reads past the retention window deleted')
     return pruned
   }
 

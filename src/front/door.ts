@@ -45,6 +45,8 @@ export interface FrontInput {
   /** the A2A-Version header */
   version: string | string[] | undefined
   caller: Caller
+  /** charges a mutation to the caller's control budget, as REST's mutation routes are charged; throws `rate_limited` past it */
+  chargeControl?: () => Promise<void>
 }
 
 export interface FrontAnswer {
@@ -53,6 +55,8 @@ export interface FrontAnswer {
   /** the logical method for metrics (a bounded set), and the outcome: ok, or the error's contract or protocol code */
   rpcMethod: string
   outcome: string
+  /** the JSON-RPC error code of a refusal (traces) */
+  rpcErrorCode?: number
 }
 
 class Refusal extends Error {
@@ -85,6 +89,8 @@ export function sanitisedTask (p: TaskProjection): Obj {
 }
 
 const contentHash = (v: unknown): string => createHash('sha256').update(canonicalize(v) ?? '').digest('hex')
+
+const noCharge = async (): Promise<void> => {}
 
 const leaseOut = (l: Lease | null): Obj | null => l === null ? null : { controller_id: l.controllerId, epoch: l.epoch, expires_at: l.expiresAt }
 
@@ -174,11 +180,13 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     const taskId = typeof answer.taskId === 'string' ? answer.taskId : undefined
     if (taskId === undefined) throw new GatewayError('ambiguous_write', { requestId: messageId, message: 'The submission was resolved without a task id; see its request record.' })
     await d.ledger.settleFrontSend(identity, messageId, { taskId })
-    const state = typeof answer.state === 'string' ? answer.state : 'submitted'
-    return { kind: 'task', id: taskId, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: sup.campaign_id, request_id: messageId } } }
+    // a replay of a record retention pruned knows the task, not its state then: A2A's `unknown`
+    const pruned = answer.pruned === true
+    const state = pruned ? 'unknown' : typeof answer.state === 'string' ? answer.state : 'submitted'
+    return { kind: 'task', id: taskId, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: sup.campaign_id, request_id: messageId, ...(pruned ? { pruned: true } : {}) } } }
   }
 
-  async function send (caller: Caller, raw: Obj, v: FrontVersion): Promise<Obj> {
+  async function send (caller: Caller, raw: Obj, v: FrontVersion, charge: () => Promise<void>): Promise<Obj> {
     const params = sendParamsIn(raw, v)
     const message = params.message as Obj
     if (typeof message.messageId !== 'string' || message.messageId === '') throw invalid('params.message.messageId must be a non-empty string.')
@@ -187,7 +195,10 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     if (meta !== undefined && !isRecord(meta)) throw invalid('params.message.metadata must be an object.')
     const extensions = Array.isArray(message.extensions) ? message.extensions : []
     if (isRecord(meta) && (ARGUS_EXTENSION_URN in meta || extensions.includes(ARGUS_EXTENSION_URN))) return await argusRead(caller, message, meta[ARGUS_EXTENSION_URN])
-    if (isRecord(meta) && 'argus_supervisor' in meta) return await submit(caller, params, message, meta.argus_supervisor)
+    if (isRecord(meta) && 'argus_supervisor' in meta) {
+      await charge()
+      return await submit(caller, params, message, meta.argus_supervisor)
+    }
     throw refuse(RPC_CODES.unsupportedOperation, `The gateway serves message/send in two profiles only: an Argus read (the ${ARGUS_EXTENSION_URN} extension) and a submission (metadata.argus_supervisor).`)
   }
 
@@ -222,8 +233,9 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     if (extra !== undefined) throw invalid('metadata.argus_supervisor holds request_id (and campaign_id) only.')
     if (sup.campaign_id !== undefined && sup.campaign_id !== own.campaignId) throw new GatewayError('conflicting_fields', { message: 'metadata.argus_supervisor.campaign_id is not this task\'s campaign.' })
     const answer = await mutate(caller, 'cancel', own.campaignId!, { requestId: sup.request_id }, id)
-    const state = typeof answer.state === 'string' ? answer.state : 'canceled'
-    return { kind: 'task', id, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: own.campaignId, request_id: sup.request_id } } }
+    const pruned = answer.pruned === true
+    const state = pruned ? 'unknown' : typeof answer.state === 'string' ? answer.state : 'canceled'
+    return { kind: 'task', id, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: own.campaignId, request_id: sup.request_id, ...(pruned ? { pruned: true } : {}) } } }
   }
 
   const OP: Partial<Record<Logical, MutationOperation>> = { claim_control: 'claim', renew_control: 'renew', release_control: 'release', intervene: 'intervene' }
@@ -249,12 +261,14 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     if (a.released === true) return { released: true }
     if (a.accepted === true) return { accepted: true }
     // a replay of a resolved request answers its record: the request's final state
-    return { request_id: params.request_id, state: a.state ?? null }
+    return { request_id: params.request_id, state: a.state ?? null, ...(a.pruned === true ? { pruned: true } : {}) }
   }
 
-  async function dispatch (caller: Caller, logical: Logical, params: Obj, v: FrontVersion): Promise<Obj> {
+  async function dispatch (caller: Caller, logical: Logical, params: Obj, v: FrontVersion, charge: () => Promise<void>): Promise<Obj> {
+    // a mutation is charged to the control budget before anything else of it is read (docs/design.md#rate-limits)
+    if (logical === 'cancel' || OP[logical] !== undefined) await charge()
     switch (logical) {
-      case 'send': return sendResultOut(await send(caller, params, v), v)
+      case 'send': return sendResultOut(await send(caller, params, v, charge), v)
       case 'get': return taskOut(await getTask(caller, params), v)
       case 'cancel': return taskOut(await cancel(caller, params), v)
       case 'stream':
@@ -277,20 +291,20 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
   return {
     handle: async (input) => {
       const framed = frame(input.text)
-      if (!framed.ok) return { body: answer(framed.id, { error: framed.error }), rpcMethod: 'invalid', outcome: String(framed.error.code) }
+      if (!framed.ok) return { body: answer(framed.id, { error: framed.error }), rpcMethod: 'invalid', outcome: String(framed.error.code), rpcErrorCode: framed.error.code }
       const { id, method, params } = framed.req
       const version = versionOf(input.version)
-      if (typeof version !== 'string') return { body: answer(id, { error: version }), rpcMethod: 'invalid', outcome: String(version.code) }
+      if (typeof version !== 'string') return { body: answer(id, { error: version }), rpcMethod: 'invalid', outcome: String(version.code), rpcErrorCode: version.code }
       const l = logicalOf(method, version)
-      if ('code' in l) return { body: answer(id, { error: l }), rpcMethod: 'unknown', outcome: String(l.code) }
+      if ('code' in l) return { body: answer(id, { error: l }), rpcMethod: 'unknown', outcome: String(l.code), rpcErrorCode: l.code }
       try {
-        const result = await dispatch(input.caller, l.logical, params, version)
+        const result = await dispatch(input.caller, l.logical, params, version, input.chargeControl ?? noCharge)
         return { body: answer(id, { result }), rpcMethod: l.canonical, outcome: 'ok' }
       } catch (err) {
         const error = err instanceof Refusal ? err.rpc : rpcErrorOf(err)
         if (!(err instanceof Refusal) && !(err instanceof GatewayError)) d.logger.error({ err, rpcMethod: l.canonical }, 'front door request failed')
         const code = error.data?.code
-        return { body: answer(id, { error }), rpcMethod: l.canonical, outcome: typeof code === 'string' ? code : String(error.code) }
+        return { body: answer(id, { error }), rpcMethod: l.canonical, outcome: typeof code === 'string' ? code : String(error.code), rpcErrorCode: error.code }
       }
     }
   }

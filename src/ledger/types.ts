@@ -263,6 +263,12 @@ export interface Ledger {
   settleFrontSend: (identity: string, messageId: string, r: { taskId?: string; answer?: unknown }) => Promise<void>
   /** the send of this identity that created the task; undefined when the task is not the identity's */
   frontTaskOf: (identity: string, taskId: string) => Promise<FrontSend | undefined>
+  /**
+   * retention: deletes at most `limit` front-door reads sent before `before`, their stored answers
+   * with them (a repeat after that is a fresh read); answers how many. Submissions stay: their
+   * hash and task owner are kept as long as the request id (docs/design.md#request-ids-are-forever)
+   */
+  pruneFrontReadsBefore: (before: number, limit: number) => Promise<number>
   /** SQLite only: a consistent copy of the file, taken online (PostgreSQL has pg_dump) */
   backupTo?: (file: string) => Promise<void>
 

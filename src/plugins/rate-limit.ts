@@ -6,19 +6,34 @@
 // store (an LRU of 10,000 keys) is called from a callback hook, synchronously: the plugin's async
 // hook cost a read ~3 % of its instructions for a count that never waits (docs/design.md#hot-path).
 // Both answer the same headers and the same 429.
+// A front-door mutation is known only once its body is read, so `POST /a2a/` counts as a read when
+// it arrives, and the front door charges a mutation to the same control key in the same store
+// through `app.chargeControl` before it reaches the pipeline (docs/api.md#a2a-front-door).
 import fp from 'fastify-plugin'
-import rateLimit from '@fastify/rate-limit'
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError } from '../core/errors.js'
 import { rateLimitStore } from '../http/rate-limit-store.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** charges one request to its caller's control budget; rejects with `rate_limited` (Retry-After set) past it */
+    chargeControl: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+  }
+}
 
 export interface RateLimitOptions { read: number; control: number }
 
 const WINDOW_MS = 60_000
 const KEYS = 10_000
+const NAMESPACE = 'oogw-rl-'
+
+type Counter = Pick<FastifyRateLimitStore, 'incr'>
+interface Counted { current: number; ttl: number }
 
 const isControl = (r: FastifyRequest): boolean => r.method === 'POST' && (r.routeOptions.url ?? '').startsWith('/v1/campaigns')
+const keyOf = (control: boolean, name: string): string => `${control ? 'control' : 'read'}:${name}`
 
 export default fp<RateLimitOptions>(async (app, opts) => {
   const limited = (r: FastifyRequest, ttl: number): GatewayError => {
@@ -28,38 +43,58 @@ export default fp<RateLimitOptions>(async (app, opts) => {
       headers: { 'retry-after': String(Math.max(1, Math.ceil(ttl / 1000))) }
     })
   }
+  /** the headers of @fastify/rate-limit's hook; the refusal past `max`, else undefined */
+  const verdict = (request: FastifyRequest, reply: FastifyReply, max: number, res: Counted): GatewayError | undefined => {
+    const reset = Math.ceil(res.ttl / 1000)
+    reply.header('x-ratelimit-limit', max)
+    reply.header('x-ratelimit-reset', reset)
+    if (res.current <= max) {
+      reply.header('x-ratelimit-remaining', max - res.current)
+      return undefined
+    }
+    reply.header('x-ratelimit-remaining', 0)
+    reply.header('retry-after', reset)
+    return limited(request, res.ttl)
+  }
+  let counter: Counter
   if (app.redis !== undefined) {
+    const store = rateLimitStore(app, NAMESPACE, KEYS)
     await app.register(rateLimit, {
       global: true,
       timeWindow: WINDOW_MS,
-      ...rateLimitStore(app, 'oogw-rl-', KEYS),
+      ...store,
       // routes without a scope (health, docs) are not limited; the others always have a caller here
       allowList: (r) => r.caller === null,
-      keyGenerator: (r) => `${isControl(r) ? 'control' : 'read'}:${r.caller?.name ?? ''}`,
+      keyGenerator: (r) => keyOf(isControl(r), r.caller?.name ?? ''),
       max: (r) => isControl(r) ? opts.control : opts.read,
       errorResponseBuilder: (r, ctx) => limited(r, ctx.ttl)
     })
-    return
+    // a second handle on the same keys (same client, same namespace): the counts are the plugin's
+    const Store = store.store as FastifyRateLimitStoreCtor
+    counter = new Store({})
+  } else {
+    const store = new LocalStore(false, false, KEYS)
+    counter = store
+    // the headers and the 429 of @fastify/rate-limit's hook, without its promises
+    app.addHook('onRequest', (request, reply, done) => {
+      const caller = request.caller
+      if (caller === null) { done(); return }
+      const control = isControl(request)
+      const max = control ? opts.control : opts.read
+      store.incr(keyOf(control, caller.name), (_err: Error | null, res: Counted) => { done(verdict(request, reply, max, res)) }, WINDOW_MS, max)
+    })
   }
-  const store = new LocalStore(false, false, KEYS)
-  // the headers and the 429 of @fastify/rate-limit's hook, without its promises
-  app.addHook('onRequest', (request, reply, done) => {
+
+  app.decorate('chargeControl', async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const caller = request.caller
-    if (caller === null) { done(); return }
-    const control = isControl(request)
-    const max = control ? opts.control : opts.read
-    store.incr(`${control ? 'control' : 'read'}:${caller.name}`, (_err, res) => {
-      const reset = Math.ceil(res.ttl / 1000)
-      reply.header('x-ratelimit-limit', max)
-      reply.header('x-ratelimit-reset', reset)
-      if (res.current <= max) {
-        reply.header('x-ratelimit-remaining', max - res.current)
-        done()
-        return
-      }
-      reply.header('x-ratelimit-remaining', 0)
-      reply.header('retry-after', reset)
-      done(limited(request, res.ttl))
-    }, WINDOW_MS, max)
+    if (caller === null) return
+    await new Promise<void>((resolve, reject) => {
+      counter.incr(keyOf(true, caller.name), (err, res) => {
+        // a failed store serves the request (counted by the store's wrapper): fail open, as the hook does
+        if (err !== null || res === undefined) { resolve(); return }
+        const refused = verdict(request, reply, opts.control, res)
+        if (refused === undefined) resolve(); else reject(refused)
+      }, WINDOW_MS, opts.control)
+    })
   })
 }, { name: 'rate-limit', dependencies: ['auth', 'metrics', 'redis'] })

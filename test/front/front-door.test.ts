@@ -5,6 +5,7 @@
 import { describe, expect } from 'vitest'
 import { it } from '../helpers/fixtures.js'
 import { call } from '../helpers/http.js'
+import { rawExchange } from '../helpers/raw-http.js'
 import { claim, rid, type ControlPair } from '../helpers/control.js'
 import type { TestGateway } from '../helpers/gateway.js'
 
@@ -38,6 +39,10 @@ describe('discovery', () => {
     expect(v1.body.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: 'bearer', description: expect.any(String) } } })
     expect(v1.headers.vary).toContain('A2A-Version')
     expect((await call(`${gw.url}/a2a/.well-known/jwks.json`)).status).toBe(404)
+    // the header the document describes is read by the core, not validated: two of them are v0.3's card, not a 400
+    const twice = await rawExchange(gw.url, 'GET /a2a/.well-known/agent-card.json HTTP/1.1\r\nHost: 127.0.0.1\r\nA2A-Version: 1.0\r\nA2A-Version: 0.3\r\nConnection: close\r\n\r\n')
+    expect(twice.status).toBe(200)
+    expect(twice.body.protocolVersion).toBe('0.3.0')
   })
 })
 

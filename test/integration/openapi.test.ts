@@ -18,6 +18,8 @@ import { claim, rid, type ControlPair } from '../helpers/control.js'
 import { it } from '../helpers/fixtures.js'
 import { call, type JsonResponse } from '../helpers/http.js'
 import { rawExchange } from '../helpers/raw-http.js'
+import { generateKeyPair, exportJWK } from 'jose'
+import { A2aAgentCardSchema, A2aJwksSchema, A2aRequestSchema, A2aResponseSchema } from '../../schemas/front.js'
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any -- the document is walked freely
 interface Operation { method: string; path: string; op: Json }
@@ -47,6 +49,15 @@ const OPERATIONS: Record<string, { route: string; scope: 'read' | 'control' | 'a
   listControllerBindings: { route: 'GET /v1/admin/controllers', scope: 'admin' },
   removeControllerBinding: { route: 'DELETE /v1/admin/controllers/{controllerId}', scope: 'admin' }
 }
+
+/** the A2A front door's operations (docs/api.md#a2a-front-door): JSON-RPC in one POST, and the card's public routes */
+const A2A_OPERATIONS: Record<string, { route: string; scope: 'read' | 'none' }> = {
+  callAgent: { route: 'POST /a2a/', scope: 'read' },
+  getAgentCard: { route: 'GET /a2a/.well-known/agent-card.json', scope: 'none' },
+  getAgentCardAtOldPath: { route: 'GET /a2a/.well-known/agent.json', scope: 'none' },
+  getAgentCardKeys: { route: 'GET /a2a/.well-known/jwks.json', scope: 'none' }
+}
+const ALL_OPERATIONS = { ...OPERATIONS, ...A2A_OPERATIONS }
 
 let doc: Json
 beforeAll(async () => { doc = await openapiDocument() })
@@ -160,7 +171,7 @@ describe('the OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length)
     for (const id of ids) expect(id).toMatch(/^[a-z][a-zA-Z]*$/)
     expect(Object.fromEntries(operations().map((o) => [o.op.operationId, `${o.method} ${o.path}`]))).toEqual(
-      Object.fromEntries(Object.entries(OPERATIONS).map(([id, o]) => [id, o.route])))
+      Object.fromEntries(Object.entries(ALL_OPERATIONS).map(([id, o]) => [id, o.route])))
   })
 
   it('names each schema once: no *Input twin, nothing unused', () => {
@@ -176,7 +187,10 @@ describe('the OpenAPI document', () => {
   it('says what every answer means and which scope each operation needs', () => {
     for (const { op } of operations()) {
       expect(op.summary, op.operationId).toBeTruthy()
-      expect(op.description, op.operationId).toMatch(new RegExp(`^Needs the \`${OPERATIONS[op.operationId]!.scope}\` scope\\.`))
+      const scope = ALL_OPERATIONS[op.operationId]!.scope
+      expect(op.description, op.operationId).toMatch(scope === 'none' ? /^Needs no token\./ : new RegExp(`^Needs the \`${scope}\` scope\\.`))
+      // a public route says so to a generator too
+      if (scope === 'none') expect(op.security, op.operationId).toEqual([])
       for (const [status, r] of Object.entries(op.responses as Json)) {
         const d = resolve(r).description as string
         expect(d, `${op.operationId} ${status}`).toBeTruthy()
@@ -460,5 +474,60 @@ describe('every error code a route answers is listed for that route and status',
     for (const id of ['getControl', 'intervene', 'listCampaignRequests', 'getRequest', 'listUnresolvedRequests', 'reconcileRequest', 'acknowledgeRequest']) {
       expect([...(seen.get(`${id} 503`) ?? [])], id).toContain('ledger_unavailable')
     }
+  })
+})
+
+// ---- the A2A front door ----------------------------------------------------------------------
+
+describe('the A2A front door in the document', () => {
+  it('POST /a2a/ at the JSON-RPC level, bearer security, and its example answered by a real gateway; the HTTP refusals it lists', async ({ gw }) => {
+    const rpc = byId('callAgent').op
+    expect(rpc.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/A2aRequest' })
+    expect(rpc.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/A2aResponse' })
+    // the document's bearer, as every scoped route
+    expect(rpc.security).toBeUndefined()
+    expect(doc.security).toEqual([{ bearer: [] }])
+    expect((rpc.parameters as Json[]).map((q) => `${q.in} ${q.name}`)).toContain('header a2a-version')
+    expect(A2aRequestSchema.safeParse(example('callAgent')).success).toBe(true)
+    expect(A2aResponseSchema.safeParse(doc.components.schemas.A2aResponse.example).success).toBe(true)
+
+    const t = gw.tokens.reader
+    const res = await hit(gw.url, 'callAgent', { token: t, body: example('callAgent') })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: (example('callAgent') as Json).id, result: { kind: 'message', role: 'agent' } })
+    expect(A2aResponseSchema.safeParse(res.body).success).toBe(true)
+    // a JSON-RPC error is a 200 with the documented error shape
+    const bad = await hit(gw.url, 'callAgent', { token: t, rawBody: '{"not json' })
+    expect(bad.status).toBe(200)
+    expect(bad.body.error.code).toBe(-32700)
+    expect(A2aResponseSchema.safeParse(bad.body).success).toBe(true)
+    // what HTTP answers, listed for the route
+    expect((await hit(gw.url, 'callAgent', { body: example('callAgent') })).status).toBe(401)
+    expect((await hit(gw.url, 'callAgent', { token: t, body: { ...(example('callAgent') as Json), filler: 'x'.repeat(70 * 1024) } })).status).toBe(413)
+    await hitRaw(gw.url, 'callAgent', 'Expect: tea-please\r\n', { token: t })
+    await hitRaw(gw.url, 'callAgent', `Authorization: Bearer ${t}\r\n`, { token: t })
+    await hitRaw(gw.url, 'callAgent', `X-Padding: ${'p'.repeat(20 * 1024)}\r\n`, { token: t })
+  })
+
+  it('the card routes need no token and answer the documented shapes; the key route is 404 until a key is set, then serves it', async ({ gw, startPair }) => {
+    for (const id of ['getAgentCard', 'getAgentCardAtOldPath']) {
+      for (const version of ['0.3', '1.0']) {
+        const res = await hit(gw.url, id, { headers: { 'a2a-version': version } })
+        expect(res.status, id).toBe(200)
+        expect(A2aAgentCardSchema.safeParse(res.body).success, `${id} ${version}`).toBe(true)
+      }
+      await hitRaw(gw.url, id, 'Expect: tea-please\r\n')
+      await hitRaw(gw.url, id, `X-Padding: ${'p'.repeat(20 * 1024)}\r\n`)
+    }
+    expect((await hit(gw.url, 'getAgentCardKeys')).body.error.code).toBe('not_found')
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true })
+    const key = { ...(await exportJWK(privateKey)), kid: 'gw-card-1', alg: 'ES256' }
+    const signed = await startPair({ env: { GATEWAY_CARD_SIGNING_KEY: JSON.stringify(key), GATEWAY_PUBLIC_URL: 'https://gateway.example/' } })
+    const keys = await hit(signed.gw.url, 'getAgentCardKeys')
+    expect(keys.status).toBe(200)
+    expect(A2aJwksSchema.safeParse(keys.body).success).toBe(true)
+    expect(keys.body.keys[0]).toMatchObject({ kid: 'gw-card-1', kty: 'EC' })
+    expect(keys.body.keys[0].d).toBeUndefined()
+    expect(A2aAgentCardSchema.parse((await hit(signed.gw.url, 'getAgentCard')).body).signatures).toHaveLength(1)
   })
 })

@@ -729,6 +729,32 @@ export function ledgerContract (name: string, make: (clock: () => number) => Pro
         await ledger.settleFrontSend('static:bob', 'msg-1', { taskId: 'task-9' })
         expect(await ledger.frontTaskOf('static:bob', 'task-9')).toBeUndefined()
       })
+
+      it('pruneFrontReadsBefore deletes old reads with their answers, in batches; never a submission, never a recent read', async () => {
+        const answer = { kind: 'message', parts: [{ kind: 'data', data: { ok: true } }] }
+        for (let i = 0; i < 5; i++) {
+          await ledger.putFrontSend(send({ messageId: `old-read-${i}`, kind: 'read', campaignId: null, createdAt: 1_000 + i }))
+          await ledger.settleFrontSend('static:alice', `old-read-${i}`, { answer })
+        }
+        await ledger.putFrontSend(send({ messageId: 'new-read', kind: 'read', campaignId: null, createdAt: 9_000 }))
+        // submissions, however old: their hash and task owner stay as long as the request id
+        await ledger.putFrontSend(send({ messageId: 'old-sub', createdAt: 500 }))
+        await ledger.settleFrontSend('static:alice', 'old-sub', { taskId: 'task-old' })
+
+        expect(await ledger.pruneFrontReadsBefore(5_000, 2)).toBe(2)
+        expect(await ledger.pruneFrontReadsBefore(5_000, 2)).toBe(2)
+        expect(await ledger.pruneFrontReadsBefore(5_000, 2)).toBe(1)
+        expect(await ledger.pruneFrontReadsBefore(5_000, 2)).toBe(0)
+        for (let i = 0; i < 5; i++) expect(await ledger.getFrontSend('static:alice', `old-read-${i}`)).toBeUndefined()
+        expect((await ledger.getFrontSend('static:alice', 'new-read'))?.createdAt).toBe(9_000)
+        expect(await ledger.getFrontSend('static:alice', 'old-sub')).toEqual(send({ messageId: 'old-sub', createdAt: 500, taskId: 'task-old' }))
+        expect((await ledger.frontTaskOf('static:alice', 'task-old'))?.messageId).toBe('old-sub')
+        // a pruned read's id is free again: the repeat is a fresh read, recorded anew
+        const again = send({ messageId: 'old-read-0', kind: 'read', campaignId: null, contentHash: 'h-9', createdAt: 10_000 })
+        expect(await ledger.putFrontSend(again)).toEqual(again)
+        expect(await ledger.pruneFrontReadsBefore(20_000, 100)).toBe(2)
+        expect(await ledger.getFrontSend('static:alice', 'old-sub')).toBeDefined()
+      })
     })
 
     describe('lockCampaign', () => {

@@ -4,16 +4,19 @@
 // killed and the sweeps run while one is in flight; replays and id reuse, reconcile and
 // acknowledge, late arrivals delivered, takeovers by a third controller; clocks that move, jump
 // and skew, each replica's on its own, within the safety margin and far beyond it; retention
-// runs and gateway restarts. Each command predicts its answer from the model and the remote's
-// truth where it can, checks the answer and the ledger, and updates the model.
+// runs and gateway restarts; the same mutations through the A2A front door (`POST /a2a/`) on the
+// same campaigns, their answers read back as the REST twin's. Each command predicts its answer
+// from the model and the remote's truth where it can, checks the answer and the ledger, and
+// updates the model.
 import * as fc from 'fast-check'
 import { expect } from 'vitest'
 import type { JsonResponse } from '../helpers/http.js'
+import { ERROR_TABLE, isErrorCode } from '../../src/core/errors.js'
 import { checkInvariants, readTruth, remoteLeaseOf, type Fault, type Model, type ModelRecord, type ModelState, type Op } from './model.js'
 import { CALLERS, CAMPAIGNS, CONTROLLER_OF, NAME_OF, TIMING, ownerWaitMs, type CallerName, type Campaign, type World } from './world.js'
 
-/** the real side of a history: the world, plus the cancels the remote took late */
-export interface Real { w: World; lateCancels: Set<string>; takeoverEpochs: Map<Campaign, number> }
+/** the real side of a history: the world, plus the cancels the remote took late, and the tasks each front-door submission made its caller's */
+export interface Real { w: World; lateCancels: Set<string>; takeoverEpochs: Map<Campaign, number>; frontTasks?: Map<string, CallerName> }
 
 type Cmd = fc.AsyncCommand<Model, Real>
 
@@ -87,8 +90,58 @@ const SENT_CLASS: Record<Fault, string> = {
   'slow-read': 'ok'
 }
 
-/** one mutation: who sends it, through which replica */
-interface Shot { caller: CallerName; campaign: Campaign; op: Op; id: string; body: Record<string, unknown>; fault: Fault; replica: number }
+/** one mutation: who sends it, through which replica; `front`: through the A2A front door (a cancel names its task) */
+interface Shot { caller: CallerName; campaign: Campaign; op: Op; id: string; body: Record<string, unknown>; fault: Fault; replica: number; front?: { taskId?: string } }
+
+const FRONT_METHOD: Record<Op, string> = {
+  claim: 'campaign/claim_control',
+  renew: 'campaign/renew_control',
+  release: 'campaign/release_control',
+  intervene: 'campaign/intervene',
+  submit: 'message/send',
+  cancel: 'tasks/cancel'
+}
+
+/** the JSON-RPC params of the REST body `s.body` (docs/api.md#a2a-front-door): the pipeline gets the same params, so REST replays of it match */
+function frontParams (s: Shot): Record<string, unknown> {
+  const b = s.body
+  switch (s.op) {
+    case 'submit': return {
+      configuration: { blocking: false },
+      message: { role: 'user', kind: 'message', messageId: s.id, metadata: { argus_supervisor: { campaign_id: s.campaign } }, parts: b.parts }
+    }
+    case 'cancel': return { id: s.front?.taskId ?? 'task-nobody-has', metadata: { argus_supervisor: { request_id: s.id } } }
+    default: return {
+      campaign_id: s.campaign,
+      request_id: s.id,
+      ...(b.ttlSeconds !== undefined ? { ttl_seconds: b.ttlSeconds } : {}),
+      ...(b.intervention !== undefined ? { intervention: b.intervention } : {})
+    }
+  }
+}
+
+/**
+ * A mutation through `POST /a2a/`, its JSON-RPC answer read back as the REST twin's status and
+ * body, so one judge checks both doors: an error's contract code (data.code) and that code's
+ * status, a result as 200 (202 for a submission) with the task id where REST names one.
+ */
+async function frontPost (w: World, s: Shot): Promise<JsonResponse> {
+  const res = await w.postTo(s.replica, s.caller, '/a2a/', { jsonrpc: '2.0', id: s.id, method: FRONT_METHOD[s.op], params: frontParams(s) })
+  expect(res.status, `POST /a2a/ ${s.op} ${s.id}: ${res.text}`).toBe(200)
+  expect(res.body.id).toBe(s.id)
+  const e = res.body.error as { code: number; data?: Record<string, unknown> } | undefined
+  if (e !== undefined) {
+    const code = e.data?.code
+    expect(isErrorCode(code), `${s.op} ${s.id}: a front-door error carries a contract code: ${res.text}`).toBe(true)
+    return { ...res, status: ERROR_TABLE[code as keyof typeof ERROR_TABLE].status, body: { error: e.data } }
+  }
+  const result = res.body.result as Record<string, unknown>
+  const task = s.op === 'submit' || s.op === 'cancel' ? { taskId: result.id } : {}
+  // a replay of a pruned record says so (docs/design.md#request-ids-are-forever)
+  const sup = (result.metadata as { argus_supervisor?: { pruned?: boolean } } | undefined)?.argus_supervisor
+  const pruned = sup?.pruned === true || result.pruned === true ? { pruned: true } : {}
+  return { ...res, status: s.op === 'submit' ? 202 : 200, body: { ...result, ...task, ...pruned } }
+}
 
 /** the identity that holds a controller id, other than the caller's (a JWT caller's claim bound by another subject) */
 function boundToOther (m: Model, caller: CallerName): boolean {
@@ -156,7 +209,7 @@ async function judge (m: Model, r: Real, s: Shot, res: JsonResponse | undefined,
   const { caller, campaign, op, id, fault } = s
   const got = res === undefined ? 'cut' : codeOf(res)
   const cls = got === '200' || got === '202' ? 'ok' : got
-  m.count(`${c.burst ? 'burst' : 'mutate'}:${op}`, `${cls}${fault === 'none' ? '' : ` (${fault})`}`)
+  m.count(`${c.burst ? 'burst' : s.front !== undefined ? 'front' : 'mutate'}:${op}`, `${cls}${fault === 'none' ? '' : ` (${fault})`}`)
   const { predicted } = c
   if (predicted !== undefined) {
     if (predicted === 'ok' && cls === '504 ambiguous_write') m.stats.ambiguousWithoutFault++ // a slow machine, not a safety matter
@@ -254,6 +307,17 @@ async function sendMutation (m: Model, r: Real, a: Omit<Shot, 'replica'>): Promi
   const s: Shot = { ...a, replica: w.pickReplica() }
   const { campaign, op, id, fault } = s
   const blocker = m.blocker(campaign)
+  // a front-door cancel of a task its caller's own front-door submission did not make: the task
+  // does not exist for them (-32001), before anything is written or sent (docs/api.md#a2a-front-door)
+  if (s.front !== undefined && op === 'cancel' && (s.front.taskId === undefined || r.frontTasks?.get(s.front.taskId) !== s.caller)) {
+    const wire = readTruth(w).wireIds.length
+    const res = await frontPost(w, s)
+    m.count('front:cancel', `${codeOf(res)} (not the caller's task)`)
+    expect(codeOf(res), `front cancel ${id} of ${s.front.taskId ?? 'no task'} by ${s.caller}`).toBe('404 not_found')
+    expect(await w.gw.app.ledger.get(id)).toBeUndefined()
+    expect(readTruth(w).wireIds.length, 'a refused front-door cancel sent nothing').toBe(wire)
+    return
+  }
   const predicted = await predict(m, r, s)
 
   injectFault(w, op, id, fault)
@@ -261,7 +325,7 @@ async function sendMutation (m: Model, r: Real, a: Omit<Shot, 'replica'>): Promi
   const ledgerFrom = w.ledgerNow()
   let res: JsonResponse | undefined
   try {
-    const sending = w.postTo(s.replica, s.caller, `/v1/campaigns/${campaign}/${PATH[op]}`, s.body)
+    const sending = s.front !== undefined ? frontPost(w, s) : w.postTo(s.replica, s.caller, `/v1/campaigns/${campaign}/${PATH[op]}`, s.body)
     if (fault === 'hold-restart') {
       // the gateway stops (drain, then close) while the remote holds the request
       let answered = false
@@ -282,6 +346,11 @@ async function sendMutation (m: Model, r: Real, a: Omit<Shot, 'replica'>): Promi
   // a late arrival lands (or is refused) before anything else is judged
   if (fault === 'delay') await until(() => w.sim.control.received().some((x) => x.requestId === id) || !w.sim.rpcCalls().some((c) => c.id === id), 5000)
   await judge(m, r, s, res, { predicted, blockers: new Set(blocker === undefined ? [] : [blocker.id]), ledgerFrom, ledgerTo: w.ledgerNow(), burst: false })
+  if (s.front !== undefined) {
+    if (op === 'submit' && res !== undefined && res.status === 202) (r.frontTasks ??= new Map()).set(String(res.body.taskId), s.caller)
+    const rec = m.records.get(id)
+    if (op === 'cancel' && rec !== undefined) rec.frontTask = s.front.taskId
+  }
 }
 
 /** `holder`: whichever caller holds the remote lease now (else `fallback`) */
@@ -306,6 +375,49 @@ class MutateCmd implements Cmd {
   }
 
   toString = (): string => `${this.who} ${this.op} ${this.campaign}${this.fault === 'none' ? '' : ` [${this.fault}]`}`
+}
+
+/**
+ * The same mutation through the A2A front door (docs/api.md#a2a-front-door), on the same
+ * campaigns as the REST ones, judged by the same rules against the same remote log: a
+ * submission (message/send), a cancel (tasks/cancel of the campaign's bound task, which only the
+ * caller whose front-door submission made it may cancel), claim, renew, release, intervene
+ * (campaign/*).
+ */
+class FrontCmd implements Cmd {
+  constructor (readonly who: Who, readonly campaign: Campaign, readonly op: Op, readonly fault: Fault, readonly fallback: CallerName = 'c1') {}
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const bound = m.bound.get(this.campaign)
+    // the holder's cancel is sent by the caller whose front-door submission made the bound task, if one did
+    const owner = this.op === 'cancel' && this.who === 'holder' && bound !== undefined ? r.frontTasks?.get(bound) : undefined
+    const caller = owner ?? resolveWho(m, r.w, this.who, this.campaign, this.fallback)
+    const id = m.newId(this.op)
+    const front = this.op === 'cancel' ? { taskId: bound } : {}
+    await sendMutation(m, r, { caller, campaign: this.campaign, op: this.op, id, body: bodyFor(this.op, id, m.order.length), fault: this.fault, front })
+    m.stats.frontCommands++
+    await checkInvariants(r.w, m, r.lateCancels)
+  }
+
+  toString = (): string => `${this.who} ${this.op} ${this.campaign} via /a2a/${this.fault === 'none' ? '' : ` [${this.fault}]`}`
+}
+
+/** claim, submit and cancel through the front door in a row, by one caller: its own task, cancelled by the door's scoping rules */
+class FrontFlowCmd implements Cmd {
+  constructor (readonly campaign: Campaign, readonly fallback: CallerName) {}
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const caller = resolveWho(m, r.w, 'holder', this.campaign, this.fallback)
+    for (const op of ['claim', 'submit', 'cancel'] as const) {
+      const id = m.newId(op)
+      const front = op === 'cancel' ? { taskId: m.bound.get(this.campaign) } : {}
+      await sendMutation(m, r, { caller, campaign: this.campaign, op, id, body: bodyFor(op, id, m.order.length), fault: 'none', front })
+      m.stats.frontCommands++
+      await checkInvariants(r.w, m, r.lateCancels)
+    }
+  }
+
+  toString = (): string => `holder (or ${this.fallback}) claim, submit, cancel ${this.campaign} via /a2a/`
 }
 
 export interface BurstShot { who: Who; op: Op; campaign: Campaign }
@@ -425,13 +537,16 @@ class ReuseCmd implements Cmd {
     const rec = m.records.get(m.order[this.pick % m.order.length]!)!
     const { w } = r
     const path = `/v1/campaigns/${rec.campaign}/${PATH[rec.op]}`
+    // a front-door cancel's params name its task, which REST cannot: its same-request reuse goes through the front door
+    const front = rec.frontTask !== undefined && this.how === 'same'
+    const frontShot = (): Shot => ({ caller: rec.caller, campaign: rec.campaign, op: rec.op, id: rec.id, body: rec.body, fault: 'none', replica: w.pickReplica(), front: { taskId: rec.frontTask } })
     if (rec.state === 'pending' && this.how === 'same') {
-      const res = await w.post(rec.caller, path, rec.body)
+      const res = front ? await frontPost(w, frontShot()) : await w.post(rec.caller, path, rec.body)
       m.count('reuse:same', codeOf(res))
       expect(codeOf(res)).toBe('409 request_in_flight')
     } else if (this.how === 'same' && rec.state === 'unsent') {
       // nothing of it ever left: it runs again as new (pruned or not)
-      await sendMutation(m, r, { caller: rec.caller, campaign: rec.campaign, op: rec.op, id: rec.id, body: rec.body, fault: 'none' })
+      await sendMutation(m, r, { caller: rec.caller, campaign: rec.campaign, op: rec.op, id: rec.id, body: rec.body, fault: 'none', ...(front ? { front: { taskId: rec.frontTask } } : {}) })
     } else {
       const wire = readTruth(w).wireIds.length
       const stored = (await w.gw.app.ledger.get(rec.id))!
@@ -447,20 +562,20 @@ class ReuseCmd implements Cmd {
         cancel: { note: 'x' }
       }
       const body = this.how === 'other-params' ? { ...rec.body, ...other[rec.op] } : rec.body
-      const res = await w.post(caller, path, body)
-      m.count(`reuse:${this.how}${pruned ? ' (pruned)' : ''}`, codeOf(res))
+      const res = front ? await frontPost(w, frontShot()) : await w.post(caller, path, body)
+      m.count(`reuse:${this.how}${front ? ' via /a2a/' : ''}${pruned ? ' (pruned)' : ''}`, codeOf(res))
       if (this.how === 'other-caller') expect(codeOf(res)).toBe('409 idempotency_key_conflict')
       else if (this.how === 'other-params') expect(codeOf(res)).toBe(rec.op === 'release' || rec.op === 'cancel' ? '400 invalid_request' : '422 idempotency_key_mismatch')
       else if (pruned) {
         // what stays of a pruned record replays its final state, never sends (contract §13, docs/design.md#request-ids-are-forever)
-        expect(res.headers['idempotent-replayed']).toBe('true')
+        if (!front) expect(res.headers['idempotent-replayed']).toBe('true')
         m.stats.prunedReplays++
         expect(res.status, `${rec.id} (pruned) replayed`).toBe(prunedStatus(rec, stored.resolution !== null, stored.state))
         if (res.status < 300) expect(res.body.pruned, `${rec.id} (pruned) replayed: ${res.text}`).toBe(true)
       } else {
         // a replay: the stored answer, nothing sent
         expect(res.status, `${rec.id} replayed`).toBe(rec.status)
-        expect(res.headers['idempotent-replayed']).toBe('true')
+        if (!front) expect(res.headers['idempotent-replayed']).toBe('true')
       }
       expect(readTruth(w).wireIds.length, 'a reuse sent nothing').toBe(wire)
     }
@@ -845,6 +960,12 @@ const fault = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom<Fault>('delay', 'hold-restart') }
 )
 const mutate = fc.tuple(who, campaign, op, fault, staticCaller).map(([c, k, o, f, fb]) => new MutateCmd(c, k, o, f, fb))
+/** the front door's: the faults whose answer it gives whole (a cut connection is REST's to test) */
+const frontFault = fc.oneof(
+  { weight: 6, arbitrary: fc.constant<Fault>('none') },
+  { weight: 2, arbitrary: fc.constantFrom<Fault>('drop', 'status-502', 'policy', 'unreachable', 'hold') }
+)
+const front = fc.tuple(who, campaign, op, frontFault, staticCaller).map(([c, k, o, f, fb]) => new FrontCmd(c, k, o, f, fb))
 
 /** a burst: 2–5 mutations, one campaign mostly; the JWT identities and the holder come often */
 const burstWho: fc.Arbitrary<Who> = fc.oneof({ weight: 3, arbitrary: fc.constant<Who>('holder') }, { weight: 2, arbitrary: anyCaller })
@@ -878,6 +999,8 @@ function burst (postgres: boolean): fc.Arbitrary<Cmd> {
 export function commandArbitrary (o: { restarts: boolean; postgres: boolean }): Array<fc.Arbitrary<Cmd>> {
   const weighted: Array<[number, fc.Arbitrary<Cmd>]> = [
     [8, mutate],
+    [2, front],
+    [1, fc.tuple(campaign, staticCaller).map(([k, fb]) => new FrontFlowCmd(k, fb))],
     [2, fc.tuple(who, campaign, staticCaller).map(([c, k, fb]) => new MutateCmd(c, k, 'claim', 'none', fb))],
     [3, burst(o.postgres)],
     [2, fc.tuple(fc.nat(), fc.constantFrom('same', 'same', 'other-caller', 'other-params') as fc.Arbitrary<'same' | 'other-caller' | 'other-params'>).map(([p, h]) => new ReuseCmd(p, h))],

@@ -36,7 +36,7 @@ function figures (name: string, t: Totals, ms: number): string {
   return `model (${name}): ${t.histories} histories, ${t.commands} commands in ${Math.round(ms / 1000)} s; ` +
     `${t.bursts} bursts (${t.burstShots} mutations, at most ${t.maxConcurrency} in flight at once), ` +
     `${t.kills} lock sessions killed, ${t.sessionsLost} counted lost by the replicas; ${t.campaignBusy} campaign_busy, ` +
-    `${t.clockSkewRefusals} clock_skew refusals, ${t.sweepsInFlight} sweeps in flight (${t.sweepsInFlightPast} with a replica past the margin); ${t.pruned} records pruned, ${t.prunedReplays} pruned replays; ` +
+    `${t.clockSkewRefusals} clock_skew refusals, ${t.sweepsInFlight} sweeps in flight (${t.sweepsInFlightPast} with a replica past the margin); ${t.pruned} records pruned, ${t.prunedReplays} pruned replays; ${t.frontCommands} mutations through the A2A front door; ` +
     `${t.controllerConflicts} controller conflicts; ${t.ambiguousWithoutFault} ambiguous without a fault (slow machine), ${t.lateCancels} cancels delivered late; 0 violations`
 }
 

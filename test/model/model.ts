@@ -41,6 +41,8 @@ export interface ModelRecord {
   status: number
   /** set once a reconcile failed (acknowledge needs one) */
   reconcileFailed: boolean
+  /** sent through the A2A front door as a tasks/cancel of this task (its params hold the task: REST cannot name them) */
+  frontTask?: string
 }
 
 export interface Stats {
@@ -59,6 +61,8 @@ export interface Stats {
   /** records retention pruned, and replays of pruned ids */
   pruned: number
   prunedReplays: number
+  /** mutations sent through the A2A front door */
+  frontCommands: number
   controllerConflicts: number
   /** sweeps run while a mutation of the campaign was in flight */
   sweepsInFlight: number
@@ -79,6 +83,7 @@ export const newStats = (): Stats => ({
   campaignBusy: 0,
   pruned: 0,
   prunedReplays: 0,
+  frontCommands: 0,
   controllerConflicts: 0,
   sweepsInFlight: 0,
   sweepsInFlightPast: 0

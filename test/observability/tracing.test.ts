@@ -174,6 +174,31 @@ describe('tracing with an OTLP endpoint set', () => {
     expect(server.status?.message ?? '').not.toMatch(/querystring|token/i)
   })
 
+  it('the A2A front door: rpc.method and the outcome on the server span, the upstream call its child; a refusal\'s JSON-RPC code', async () => {
+    const id = `read-${randomBytes(6).toString('hex')}`
+    const URN = 'urn:openoperator:argus-supervisor:v1'
+    const send = {
+      configuration: { blocking: true },
+      message: { role: 'user', kind: 'message', messageId: id, extensions: [URN], metadata: { [URN]: { operation: 'supervisor.status', requestId: id, note: PLANTED_PARAM } }, parts: [{ kind: 'data', data: { params: {} } }] }
+    }
+    const res = await call(`${gw.url}/a2a/`, { method: 'POST', token: tokens.reader, body: { jsonrpc: '2.0', id: PLANTED_PARAM, method: 'message/send', params: send } })
+    expect(res.body.result.kind, res.text).toBe('message')
+    const server = await waitFor('server span', () => spans.find((s) => s.kind === SERVER && attrs(s)['http.route'] === '/a2a/' && attrs(s)['gateway.a2a.outcome'] === 'ok'))
+    expect(server.name).toBe('POST /a2a/')
+    expect(attrs(server)).toMatchObject({ 'rpc.system': 'jsonrpc', 'rpc.method': 'message/send', 'gateway.caller': 'reader', 'http.response.status_code': 200 })
+    expect(attrs(server)['rpc.jsonrpc.error_code']).toBeUndefined()
+    const client = await waitFor('client span', () => childOf(server, 'supervisor.status'))
+    expect(attrs(client)).toMatchObject({ 'rpc.method': 'message/send', 'gateway.upstream.outcome': 'ok' })
+
+    const refused = await call(`${gw.url}/a2a/`, { method: 'POST', token: tokens.reader, body: { jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/set', params: {} } })
+    expect(refused.body.error.code).toBe(-32003)
+    const refusal = await waitFor('refused span', () => spans.find((s) => s.kind === SERVER && attrs(s)['http.route'] === '/a2a/' && attrs(s)['rpc.jsonrpc.error_code'] === -32003))
+    expect(attrs(refusal)).toMatchObject({ 'rpc.method': 'tasks/pushNotificationConfig/set', 'gateway.a2a.outcome': '-32003' })
+    await call(`${gw.url}/a2a/`, { method: 'POST', token: tokens.reader, body: { jsonrpc: '2.0', id: 2, method: PLANTED_QUERY, params: {} } })
+    const unknown = await waitFor('unknown span', () => spans.find((s) => s.kind === SERVER && attrs(s)['http.route'] === '/a2a/' && attrs(s)['rpc.method'] === 'unknown'))
+    expect(attrs(unknown)['rpc.jsonrpc.error_code']).toBe(-32601)
+  })
+
   it('no token, upstream secret, query value or request param in anything exported', async () => {
     await gw.app.close().catch(() => {})
     await waitFor('export', () => bodies.length > 0 ? true : undefined)

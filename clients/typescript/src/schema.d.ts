@@ -445,10 +445,220 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/a2a/.well-known/agent-card.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The gateway's A2A agent card
+         * @description Needs no token. The gateway's own card: its URL, bearer security, the remote's Argus skills, the campaign-control extension in controller mode; signed with GATEWAY_CARD_SIGNING_KEY (docs/api.md#a2a-front-door).
+         */
+        get: operations["getAgentCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a/.well-known/agent.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The gateway's A2A agent card, at its older path
+         * @description Needs no token. The gateway's own card: its URL, bearer security, the remote's Argus skills, the campaign-control extension in controller mode; signed with GATEWAY_CARD_SIGNING_KEY (docs/api.md#a2a-front-door).
+         */
+        get: operations["getAgentCardAtOldPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key the gateway's card is signed with
+         * @description Needs no token. A JWKS with the public key of GATEWAY_CARD_SIGNING_KEY, to pin; 404 when the gateway signs no card.
+         */
+        get: operations["getAgentCardKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One A2A JSON-RPC request
+         * @description Needs the `read` scope. The Argus reads, tasks and (with the `control` scope, in controller mode) submissions, cancels and the campaign methods, on the same core as the REST routes: single-shot on the ledger, tasks scoped to the caller who made them. Every JSON-RPC outcome, error included, is a 200 whose body is the JSON-RPC answer; a front-door mutation also counts against the control budget (docs/api.md#a2a-front-door).
+         */
+        post: operations["callAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The gateway's own A2A agent card: v0.3's shape, or v1.0's to `A2A-Version: 1.0`. */
+        A2aAgentCard: {
+            name: string;
+            description: string;
+            version: string;
+            capabilities: {
+                [key: string]: unknown;
+            };
+            skills: {
+                [key: string]: unknown;
+            }[];
+            securitySchemes: {
+                [key: string]: unknown;
+            };
+            /** @description With GATEWAY_CARD_SIGNING_KEY: a detached JWS over the card's RFC 8785 canonical form. */
+            signatures?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "code": -32011,
+         *       "message": "This message id was sent before with other content; nothing was sent.",
+         *       "data": {
+         *         "code": "idempotency_key_mismatch",
+         *         "retryable": false,
+         *         "requestId": "sub-2026-12-01-a2"
+         *       }
+         *     }
+         */
+        A2aError: {
+            /** @description -32700/-32600/-32601/-32602/-32603, A2A's -32001…-32009, or the front door's own -32010…-32023 (docs/api.md#a2a-front-door). */
+            code: number;
+            /** @description The gateway's own words, never a remote's. */
+            message: string;
+            /** @description The contract `code`, `retryable`, and where they apply `requestId`, `missingPrerequisites`, `reconcile`. */
+            data?: {
+                [key: string]: unknown;
+            };
+        };
+        A2aJwks: {
+            /** @description The public key the card is signed with. */
+            keys: {
+                [key: string]: unknown;
+            }[];
+        };
+        /**
+         * @description One JSON-RPC 2.0 request: no batches, no notifications, nothing else at the top level.
+         * @example {
+         *       "jsonrpc": "2.0",
+         *       "id": "h-2026-12-01-a1",
+         *       "method": "message/send",
+         *       "params": {
+         *         "configuration": {
+         *           "blocking": true,
+         *           "acceptedOutputModes": [
+         *             "application/json"
+         *           ]
+         *         },
+         *         "message": {
+         *           "role": "user",
+         *           "kind": "message",
+         *           "messageId": "h-2026-12-01-a1",
+         *           "extensions": [
+         *             "urn:openoperator:argus-supervisor:v1"
+         *           ],
+         *           "metadata": {
+         *             "urn:openoperator:argus-supervisor:v1": {
+         *               "operation": "supervisor.health",
+         *               "requestId": "h-2026-12-01-a1"
+         *             }
+         *           },
+         *           "parts": [
+         *             {
+         *               "kind": "data",
+         *               "data": {
+         *                 "params": {}
+         *               }
+         *             }
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        A2aRequest: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            /** @description A string or an integer; echoed in the answer. */
+            id: string | number;
+            /** @description `A2A-Version: 0.3` (or none): `message/send`, `tasks/get`, `tasks/cancel`; `1.0`: `SendMessage`, `GetTask`, `CancelTask`; and in controller mode `campaign/claim_control`, `campaign/read_control`, `campaign/renew_control`, `campaign/release_control`, `campaign/intervene`. */
+            method: string;
+            /** @description The method's params: an object. */
+            params: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description Exactly one of `result` and `error`.
+         * @example {
+         *       "jsonrpc": "2.0",
+         *       "id": "h-2026-12-01-a1",
+         *       "result": {
+         *         "kind": "message",
+         *         "role": "agent",
+         *         "messageId": "argus-2026-12-01-b7",
+         *         "parts": [
+         *           {
+         *             "kind": "data",
+         *             "data": {
+         *               "ok": true,
+         *               "operation": "supervisor.health"
+         *             }
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        A2aResponse: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            /** @description The request's id; null when it could not be read. */
+            id: (string | number) | null;
+            /** @description A message (an Argus read), a task (a submission, tasks/get, tasks/cancel), or the campaign method's result. */
+            result?: {
+                [key: string]: unknown;
+            };
+            error?: components["schemas"]["A2aError"];
+        };
         /**
          * @example {
          *       "requestId": "iv-2026-12-01-a6",
@@ -3539,6 +3749,205 @@ export interface operations {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
                             code: "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAgentCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `1.0` for v1.0's method names and shapes; none or `0.3` for v0.3's. */
+                "a2a-version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card, v1.0's shape to `A2A-Version: 1.0`, v0.3's otherwise. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["A2aAgentCard"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            /**
+             * @description - `overloaded` (retryable): The gateway is overloaded; retry shortly.
+             *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "overloaded" | "shutting_down" | "connection_closing";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAgentCardAtOldPath: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `1.0` for v1.0's method names and shapes; none or `0.3` for v0.3's. */
+                "a2a-version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card, v1.0's shape to `A2A-Version: 1.0`, v0.3's otherwise. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["A2aAgentCard"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            /**
+             * @description - `overloaded` (retryable): The gateway is overloaded; retry shortly.
+             *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "overloaded" | "shutting_down" | "connection_closing";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAgentCardKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["A2aJwks"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            /**
+             * @description - `overloaded` (retryable): The gateway is overloaded; retry shortly.
+             *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "overloaded" | "shutting_down" | "connection_closing";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    callAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `1.0` for v1.0's method names and shapes; none or `0.3` for v0.3's. */
+                "a2a-version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["A2aRequest"];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer: its `result`, or its `error` with the contract code in `error.data`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["A2aResponse"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["UpstreamInvalidResponse"];
+            /**
+             * @description - `overloaded` (retryable): The gateway is overloaded; retry shortly.
+             *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "overloaded" | "shutting_down" | "connection_closing";
                         };
                     };
                 };

@@ -333,6 +333,9 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         WHERE task_id = $1 AND identity = $2 ORDER BY created_at LIMIT 1`, [taskId, identity])
       return row === undefined ? undefined : toFrontSend(row)
     },
+    // one small batch per call, as for the records
+    pruneFrontReadsBefore: async (before, limit) => (await q(`DELETE FROM front_sends WHERE (identity, message_id) IN (
+      SELECT identity, message_id FROM front_sends WHERE kind = 'read' AND created_at < $1 LIMIT $2)`, [before, limit])).rowCount ?? 0,
 
     lockCampaign: async (campaignId, waitMs) => {
       const started = Date.now()

@@ -153,6 +153,10 @@ export const migrations: readonly Migration[] = [
     PRIMARY KEY (identity, message_id)
   ) STRICT;
   CREATE INDEX front_sends_task ON front_sends (task_id, identity) WHERE task_id IS NOT NULL;
+  `,
+  // 5 (docs/api.md#a2a-front-door): retention finds the front door's old reads without a scan
+  `
+  CREATE INDEX front_sends_reads ON front_sends (created_at) WHERE kind = 'read';
   `
 ]
 

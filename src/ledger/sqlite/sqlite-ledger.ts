@@ -166,6 +166,7 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
       const row = s.frontTaskOf.get(taskId, identity)
       return row === undefined ? undefined : toFrontSend(row)
     },
+    pruneFrontReadsBefore: async (before, limit) => s.pruneFrontReads.run({ before, limit }).changes,
     // SQLite's online backup API: page by page, consistent, while this process keeps writing
     backupTo: async (file) => { await db.backup(file) },
 

@@ -98,6 +98,8 @@ export function prepareStatements (db: Database.Database) {
       WHERE identity = @identity AND message_id = @messageId`),
     frontTaskOf: db.prepare<[string, string], FrontSendRow>(`SELECT ${FRONT_SEND_COLUMNS} FROM front_sends
       WHERE task_id = ? AND identity = ? ORDER BY created_at LIMIT 1`),
+    pruneFrontReads: db.prepare<Params>(`DELETE FROM front_sends WHERE rowid IN (
+      SELECT rowid FROM front_sends WHERE kind = 'read' AND created_at < @before LIMIT @limit)`),
 
     ping: db.prepare<[], { ok: number }>('SELECT 1 AS ok')
   }
