@@ -65,7 +65,7 @@ describe.skipIf(!hasPromtool)('promtool', () => {
 describe('rules, dashboard and docs/operating.md name the series the gateway exports', () => {
   const families = createMetrics().registry.getMetricsAsArray().map((m) => m.name).filter((n) => n.startsWith('gateway_'))
   const exported = new Set(families.flatMap((n) => [n, `${n}_bucket`, `${n}_sum`, `${n}_count`]))
-  const named = (text: string): string[] => [...new Set(text.match(/\bgateway_[a-z_]+\b/g) ?? [])]
+  const named = (text: string): string[] => [...new Set(text.match(/\bgateway_[a-z0-9_]+\b/g) ?? [])]
   const rulesText = readFileSync(join(PROM, 'rules.yml'), 'utf8')
   const rules = parse(rulesText) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }
   const dashboard = JSON.parse(readFileSync(join(PROM, 'grafana/dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> }
