@@ -48,11 +48,17 @@ const prose = (md: string): string => md.replace(/^```[\s\S]*?^```/gm, '')
 const slug = (heading: string): string =>
   heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
 
+/** each document's anchors, read once: hundreds of citations name the same few documents */
+const anchors = new Map<string, Set<string>>()
 function anchorsOf (file: string): Set<string> {
+  const known = anchors.get(file)
+  if (known !== undefined) return known
   const md = read(file)
   const ids = [...md.matchAll(/<a id="([^"]+)"><\/a>/g)].map((m) => m[1]!)
   const headings = [...prose(md).matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!))
-  return new Set([...ids, ...headings])
+  const found = new Set([...ids, ...headings])
+  anchors.set(file, found)
+  return found
 }
 
 /** `path` (relative to the root) exists, and so does `anchor` in it when given */
