@@ -282,7 +282,7 @@ describe('sqlite file across processes', () => {
 
 describe('sqlite file size', () => {
   // each record takes its campaign's ticket first, as the pipeline does: about twice the statements of a bare insert
-  it('100,000 records of realistic size stay well below 200 MB', { timeout: 120_000 }, async () => {
+  it('100,000 records of realistic size stay well below 200 MB', { timeout: 120_000, tags: ['slow'] }, async () => {
     const path = tempPath()
     const ledger = createSqliteLedger({ path })
     const db = sqliteDatabaseOf(ledger)!
