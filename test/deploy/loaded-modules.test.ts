@@ -64,7 +64,11 @@ describe('modules loaded at start', () => {
       SPYNEL_AGENT_ZERO_API_KEY: SECRET,
       UPSTREAM_CA_FILE: TRUSTED_CA_FILE,
       GATEWAY_CALLERS: JSON.stringify([{ name: 'reader', tokenSha256: sha256Hex(token), scopes: ['read'] }]),
-      GATEWAY_LEDGER_URL: 'sqlite::memory:'
+      GATEWAY_LEDGER_URL: 'sqlite::memory:',
+      // the modules are the subject, not the load: on a busy machine (test files in parallel) the
+      // start's own work can pass the event-loop bound and shed the read as 503 overloaded.
+      // The plugin is imported either way; only its sampler stays off
+      GATEWAY_MAX_EVENT_LOOP_DELAY_MS: '0'
     })
     const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(p.out())?.[1], 20_000, 'the gateway to listen')
     const read = await call(`${url}/v1/supervisor/health`, { token })

@@ -70,11 +70,17 @@ function githubSlugs (headings: string[]): string[] {
   })
 }
 
+/** each document's anchors, read once: hundreds of citations name the same few documents */
+const anchors = new Map<string, Set<string>>()
 function anchorsOf (file: string): Set<string> {
+  const known = anchors.get(file)
+  if (known !== undefined) return known
   const md = read(file)
   const ids = [...md.matchAll(/<a id="([^"]+)"><\/a>/g)].map((m) => m[1]!)
   const headings = githubSlugs([...prose(md).matchAll(/^ {0,3}#{1,6}[ \t]+(.+)$/gm)].map((m) => m[1]!))
-  return new Set([...ids, ...headings])
+  const found = new Set([...ids, ...headings])
+  anchors.set(file, found)
+  return found
 }
 
 /** the relative links of a document's prose: inline `[text](target)` and reference definitions `[ref]: target` */
