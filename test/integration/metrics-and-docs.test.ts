@@ -57,6 +57,10 @@ describe('OpenAPI', () => {
     const spec = (await call(`${gw.url}/openapi.json`)).body
     expect(spec.openapi).toMatch(/^3\./)
     expect(Object.keys(spec.paths).sort()).toEqual([
+      '/a2a/',
+      '/a2a/.well-known/agent-card.json',
+      '/a2a/.well-known/agent.json',
+      '/a2a/.well-known/jwks.json',
       '/v1/admin/controllers',
       '/v1/admin/controllers/{controllerId}',
       '/v1/admin/ledger/backup',
