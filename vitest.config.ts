@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config'
 
-/** the tag of a check that takes seconds on its own (a file of 100,000 records): vitest.fast.config.ts skips it */
-export const SLOW = 'over 5 s on its own on a 2-core machine: npm test runs it, npm run test:fast skips it'
+/**
+ * the tag of a test whose work is seconds of CPU on its own — a whole gateway started in a child
+ * process, a kustomize render per edit, a file of 100,000 records: vitest.fast.config.ts skips it
+ */
+export const SLOW = 'seconds of CPU on its own (child processes, renders, a large file): npm test runs it, npm run test:fast skips it'
 
 export default defineConfig({
   test: {

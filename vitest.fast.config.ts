@@ -8,8 +8,9 @@ import base, { SLOW } from './vitest.config.js'
 export default defineConfig({
   test: {
     ...base.test,
-    // and the import walk behind the walls: a move under src/ breaks it first
-    include: ['test/{unit,ledger,simulator,docs,deploy,interop}/**/*.test.ts', 'test/qualify/import-wall.test.ts'],
+    // and the two import walks behind walls (the qualification's, the front door's core's): a
+    // move under src/ breaks them first, in well under a second
+    include: ['test/{unit,ledger,simulator,docs,deploy,interop}/**/*.test.ts', 'test/qualify/import-wall.test.ts', 'test/front/wall.test.ts'],
     // PostgreSQL is a service (TEST_POSTGRES_URL) and its tests wait on it; the ledger contract
     // they run is the one the SQLite ledger passes here (test/ledger/contract.ts)
     exclude: [...configDefaults.exclude, 'test/ledger/postgres*.test.ts'],

@@ -369,7 +369,8 @@ describe.skipIf('skip' in K)('docker/k8s/overlays, rendered', () => {
       expect(deploymentOf(pg).spec.replicas).toBe(settingsOf('postgres').replicas)
     })
 
-    it('a change of settings.yaml alone changes every site value rendered, and leaves none of the old ones', () => {
+    // the next three render an edited copy per case, fourteen kubectl runs in all: tagged slow, npm test's
+    it('a change of settings.yaml alone changes every site value rendered, and leaves none of the old ones', { tags: ['slow'] }, () => {
       const next = {
         image: 'registry.site.test:5000/team/gateway@sha256:' + 'b'.repeat(64),
         namespace: 'gw-site',
@@ -408,13 +409,13 @@ describe.skipIf('skip' in K)('docker/k8s/overlays, rendered', () => {
       }
     })
 
-    it('a setting left out stops the render, naming it: nothing is rendered half-set', () => {
+    it('a setting left out stops the render, naming it: nothing is rendered half-set', { tags: ['slow'] }, () => {
       for (const [o, field] of [['sqlite', 'storageClassName'], ['postgres', 'replicas'], ['postgres', 'image'], ['sqlite', 'networkPolicy']] as const) {
         expect(() => renderEdited(o, [[[field], undefined]]), `${o}: ${field}`).toThrow(new RegExp(`fieldPath \`spec\\.${field}[^\`]*\` is missing`))
       }
     })
 
-    it('each Job is named after the image and the settings it runs with: a new image, a new Job (no delete before a rollout); the same settings, the same Job', () => {
+    it('each Job is named after the image and the settings it runs with: a new image, a new Job (no delete before a rollout); the same settings, the same Job', { tags: ['slow'] }, () => {
       for (const [o, from] of both) {
         const again = parseYaml(render(join(k8s, 'overlays', o)), o)
         expect(jobsOf(again).map((j) => j.metadata.name)).toEqual(jobsOf(from).map((j) => j.metadata.name))

@@ -55,7 +55,8 @@ function startRecorded (env: Record<string, string>): { out: () => string; modul
   return { out: () => out, modules }
 }
 
-describe('modules loaded at start', () => {
+// two whole gateways started under tsx with every module logged: tagged slow, npm test's
+describe('modules loaded at start', { tags: ['slow'] }, () => {
   it('production with tracing off, on a terminal: no OpenTelemetry SDK, no @fastify/otel, no pino-pretty — after serving a read', async () => {
     sim = await startSimulator({ secret: SECRET, tls: trustedServer })
     const p = startRecorded({
