@@ -4,41 +4,15 @@
 // a second client with another token sees none of the first one's tasks. Its v0.3 transport
 // speaks the other generation to the same endpoint.
 import { describe, expect } from 'vitest'
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, Client } from '@a2a-js/sdk/client'
+import { Client } from '@a2a-js/sdk/client'
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client'
 import { it } from '../helpers/fixtures.js'
 import { rid } from '../helpers/control.js'
-import type { TestGateway } from '../helpers/gateway.js'
+import { argusRead, authed, message, sdkClient, textPart } from '../helpers/front-sdk.js'
 
-const URN = 'urn:openoperator:argus-supervisor:v1'
 const COMPLETED = 3
 const CANCELED = 5
 
-/** fetch with the caller's bearer token: how an SDK user authenticates */
-const authed = (token: string): typeof fetch => async (input, init) => {
-  const headers = new Headers(init?.headers)
-  headers.set('authorization', `Bearer ${token}`)
-  return await fetch(input, { ...init, headers })
-}
-
-async function sdkClient (g: TestGateway, token: string): Promise<Client> {
-  const fetchImpl = authed(token)
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-    transports: [new JsonRpcTransportFactory({ fetchImpl })],
-    cardResolver: new DefaultAgentCardResolver({ fetchImpl })
-  }))
-  return await factory.createFromUrl(`${g.url}/a2a/.well-known/agent-card.json`, '')
-}
-
-const dataPart = (value: Record<string, unknown>) => ({ content: { $case: 'data' as const, value }, metadata: undefined, filename: '', mediaType: '' })
-const textPart = (value: string) => ({ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: '' })
-const message = (messageId: string, parts: unknown[], metadata: Record<string, unknown>, extensions: string[] = []) =>
-  ({ messageId, contextId: '', taskId: '', role: 1, parts, metadata, extensions, referenceTaskIds: [] }) as never
-
-const argusRead = (operation: string) => {
-  const id = rid('read')
-  return { tenant: '', message: message(id, [dataPart({ params: {} })], { [URN]: { operation, requestId: id } }, [URN]), configuration: undefined, metadata: undefined }
-}
 const submission = (campaignId: string, id: string) => ({
   tenant: '',
   message: message(id, [textPart('train it')], { argus_supervisor: { campaign_id: campaignId } }),

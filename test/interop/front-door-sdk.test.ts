@@ -8,36 +8,14 @@
 // submission and a claim are refused in observer mode, streaming is refused — with nothing of a
 // refusal reaching the server.
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
+import { Client } from '@a2a-js/sdk/client'
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client'
 import { startSdkServer, type SdkServer } from '../helpers/a2a-js-server.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'
 import { call } from '../helpers/http.js'
 import { rid } from '../helpers/control.js'
+import { argusRead, authed, message, sdkClient, textPart, URN } from '../helpers/front-sdk.js'
 
-const URN = 'urn:openoperator:argus-supervisor:v1'
-
-const authed = (token: string): typeof fetch => async (input, init) => {
-  const headers = new Headers(init?.headers)
-  headers.set('authorization', `Bearer ${token}`)
-  return await fetch(input, { ...init, headers })
-}
-
-async function sdkClient (g: TestGateway, token: string): Promise<Client> {
-  const fetchImpl = authed(token)
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-    transports: [new JsonRpcTransportFactory({ fetchImpl })],
-    cardResolver: new DefaultAgentCardResolver({ fetchImpl })
-  }))
-  return await factory.createFromUrl(`${g.url}/a2a/.well-known/agent-card.json`, '')
-}
-
-const dataPart = (value: Record<string, unknown>) => ({ content: { $case: 'data' as const, value }, metadata: undefined, filename: '', mediaType: '' })
-const textPart = (value: string) => ({ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: '' })
-const message = (messageId: string, parts: unknown[], metadata: Record<string, unknown>, extensions: string[] = []) =>
-  ({ messageId, contextId: '', taskId: '', role: 1, parts, metadata, extensions, referenceTaskIds: [] }) as never
-const argusRead = (operation: string, id = rid('read')) =>
-  ({ tenant: '', message: message(id, [dataPart({ params: {} })], { [URN]: { operation, requestId: id } }, [URN]), configuration: undefined, metadata: undefined })
 type Payload = { parts: Array<{ content: { $case: string; value: Record<string, unknown> } }> }
 
 async function rig (mode: 'v1.0' | 'dual'): Promise<{ server: SdkServer; g: TestGateway }> {
