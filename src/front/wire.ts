@@ -8,6 +8,7 @@
 // own objects are renamed: a data part's data and any metadata keep their keys.
 import { GatewayError } from '../core/errors.js'
 import { ARGUS_EXTENSION_URN } from '../argus/envelope.js'
+import { V1_ROLES, V1_STATES } from '../upstream/a2a-wire.js'
 import type { FrontVersion } from './framing.js'
 
 type Obj = Record<string, unknown>
@@ -44,7 +45,7 @@ function camel (o: Obj, where: string, names: Record<string, string> = SNAKE): O
   return out ?? o
 }
 
-const V1_ROLE: Record<string, string> = { ROLE_USER: 'user', ROLE_AGENT: 'agent' }
+const V1_ROLE: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(V1_ROLES).map(([v03, v1]) => [v1, v03]))
 
 function partIn (p: unknown, v: FrontVersion): unknown {
   if (!isRecord(p)) return p
@@ -97,17 +98,9 @@ export function taskParamsIn (params: Obj): Obj {
 
 // ---- outbound ------------------------------------------------------------------------------
 
-const V1_STATE: Record<string, string> = {
-  submitted: 'TASK_STATE_SUBMITTED',
-  working: 'TASK_STATE_WORKING',
-  completed: 'TASK_STATE_COMPLETED',
-  failed: 'TASK_STATE_FAILED',
-  canceled: 'TASK_STATE_CANCELED',
-  'input-required': 'TASK_STATE_INPUT_REQUIRED',
-  rejected: 'TASK_STATE_REJECTED',
-  'auth-required': 'TASK_STATE_AUTH_REQUIRED',
-  unknown: 'TASK_STATE_UNSPECIFIED'
-}
+// the upstream wire's tables, read the other way: v0.3's state and role names as v1.0 writes them;
+// `unknown` (and anything else) is TASK_STATE_UNSPECIFIED
+const V1_STATE: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(V1_STATES).map(([v1, v03]) => [v03, v1]))
 
 function partOut (p: unknown): unknown {
   if (!isRecord(p)) return p
@@ -117,7 +110,7 @@ function partOut (p: unknown): unknown {
 
 function messageOut (m: Obj): Obj {
   const { kind: _kind, role, parts, ...rest } = m
-  return { ...rest, role: role === 'agent' ? 'ROLE_AGENT' : 'ROLE_USER', parts: Array.isArray(parts) ? parts.map(partOut) : [] }
+  return { ...rest, role: role === 'agent' ? V1_ROLES.agent : V1_ROLES.user, parts: Array.isArray(parts) ? parts.map(partOut) : [] }
 }
 
 /** a task (v0.3's shape) as the caller's version writes it */

@@ -36,7 +36,7 @@ export const WIRE_V03: A2aWire = {
 const V1_METHODS: Record<A2aMethod, string> = { 'message/send': 'SendMessage', 'tasks/get': 'GetTask', 'tasks/cancel': 'CancelTask' }
 
 // TASK_STATE_UNSPECIFIED and anything unrecognised read as `unknown`: polling stops there (502)
-const V1_STATES: Record<string, string> = {
+export const V1_STATES: Readonly<Record<string, string>> = {
   TASK_STATE_SUBMITTED: 'submitted',
   TASK_STATE_WORKING: 'working',
   TASK_STATE_COMPLETED: 'completed',
@@ -46,7 +46,7 @@ const V1_STATES: Record<string, string> = {
   TASK_STATE_REJECTED: 'rejected',
   TASK_STATE_AUTH_REQUIRED: 'auth-required'
 }
-const V1_ROLES: Record<string, string> = { user: 'ROLE_USER', agent: 'ROLE_AGENT' }
+export const V1_ROLES: Readonly<Record<string, string>> = { user: 'ROLE_USER', agent: 'ROLE_AGENT' }
 
 /** a v0.3 part as v1.0 writes it: the member named by `kind`, no `kind` */
 function partToV1 (p: unknown): unknown {
