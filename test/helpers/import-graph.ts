@@ -1,12 +1,16 @@
-// The relative-import graph of a source folder, and the circles in it (docs/design.md#walls).
-// A circle is a strongly connected component: files that each reach all the others through
-// their imports, so none can be read, tested or loaded before the rest. Specifiers are found by
-// TypeScript's own pre-processor (static imports, re-exports, `import type`, `import()`), and
-// resolved the way NodeNext resolves them: `./x.js` to the `./x.ts` source beside it. A type-only
-// import counts: it ties the files together for a reader as much as any other.
+// The gateway's relative-import graph, which the walls' tests walk (docs/design.md#walls). The
+// specifiers of a module are found by TypeScript's own pre-processor (static imports, re-exports,
+// `import type`, `import()` with a literal) and resolved the way NodeNext resolves them (`./x.js`
+// to the `./x.ts` source beside it); packages are not followed. A type-only import counts: it ties
+// the files together for a reader as much as any other. Built on it: the closure of a set of
+// modules, the imports leaving a folder, and the circles among folders or among their groups.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
+
+/** the repository's root, absolute */
+export const root = fileURLToPath(new URL('../../', import.meta.url))
 
 /** the .ts files under dir, recursively, as absolute paths (declaration files left out) */
 export function tsFilesUnder (dir: string): string[] {
@@ -21,7 +25,7 @@ export function specifiersOf (source: string): string[] {
   return ts.preProcessFile(source, true, true).importedFiles.map((f) => f.fileName)
 }
 
-/** the file a relative specifier names (absolute); undefined for a package */
+/** the file a relative specifier names (absolute); undefined for a package, which cannot be gateway code */
 export function resolveRelative (from: string, spec: string): string | undefined {
   if (!spec.startsWith('.')) return undefined
   const target = resolve(dirname(from), spec)
@@ -30,31 +34,56 @@ export function resolveRelative (from: string, spec: string): string | undefined
       if (statSync(candidate).isFile()) return candidate
     } catch { /* try the next form */ }
   }
+  // an import the walk cannot follow would hide whatever lies behind it: fail rather than skip
   throw new Error(`cannot resolve ${spec} from ${from}`)
 }
 
-/** relative to root, with forward slashes on every platform */
-function rel (root: string, file: string): string {
-  return relative(root, file).split(sep).join('/')
+/** the files a file imports relatively, absolute, in the order of its specifiers */
+export function importsOf (file: string): string[] {
+  return specifiersOf(readFileSync(file, 'utf8')).flatMap((spec) => resolveRelative(file, spec) ?? [])
+}
+
+/** relative to base, with forward slashes on every platform */
+function rel (base: string, file: string): string {
+  return relative(base, file).split(sep).join('/')
 }
 
 /**
- * file -> the files under dir it imports, both relative to dir, sorted. With `group`, each file
- * becomes its group's name (e.g. its folder) and the graph is between groups, self-edges dropped.
+ * Every module the entries (absolute) reach, each with the chain of imports (relative to the
+ * root) that reached it first.
  */
-export function importGraph (dir: string, group: (file: string) => string = (f) => f): Map<string, string[]> {
-  const root = resolve(dir)
-  const files = tsFilesUnder(root).sort()
+export function closure (entries: string[]): Map<string, string[]> {
+  const seen = new Map<string, string[]>()
+  const queue = entries.map((e) => [e, [rel(root, e)]] as [string, string[]])
+  for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
+    const [file, chain] = item
+    if (seen.has(file)) continue
+    seen.set(file, chain)
+    for (const next of importsOf(file)) if (!seen.has(next)) queue.push([next, [...chain, rel(root, next)]])
+  }
+  return seen
+}
+
+export interface GraphOptions {
+  /** the folders under dir whose files make the graph, imports leaving them not followed; all of dir by default */
+  only?: string[]
+  /** each file's node (e.g. its folder), the graph then being between groups, self-edges dropped */
+  group?: (file: string) => string
+}
+
+/** file -> the files of the graph it imports, all relative to dir, sorted (or their groups, with `group`) */
+export function importGraph (dir: string, { only = ['.'], group = (f) => f }: GraphOptions = {}): Map<string, string[]> {
+  const base = resolve(dir)
+  const files = only.flatMap((f) => tsFilesUnder(resolve(base, f))).sort()
   const inside = new Set(files)
   const edges = new Map<string, Set<string>>()
   for (const file of files) {
-    const from = group(rel(root, file))
+    const from = group(rel(base, file))
     const targets = edges.get(from) ?? new Set<string>()
     edges.set(from, targets)
-    for (const spec of specifiersOf(readFileSync(file, 'utf8'))) {
-      const next = resolveRelative(file, spec)
-      if (next === undefined || !inside.has(next)) continue
-      const to = group(rel(root, next))
+    for (const next of importsOf(file)) {
+      if (!inside.has(next)) continue
+      const to = group(rel(base, next))
       if (to !== from || next === file) targets.add(to)
     }
   }
@@ -63,25 +92,20 @@ export function importGraph (dir: string, group: (file: string) => string = (f) 
 
 /** The relative imports of files under dir that resolve outside it: `from` relative to dir, `to` absolute. */
 export function importsLeaving (dir: string): Array<{ from: string; to: string }> {
-  const root = resolve(dir)
-  const out: Array<{ from: string; to: string }> = []
-  for (const file of tsFilesUnder(root).sort()) {
-    for (const spec of specifiersOf(readFileSync(file, 'utf8'))) {
-      const next = resolveRelative(file, spec)
-      if (next !== undefined && !next.startsWith(root + sep)) out.push({ from: rel(root, file), to: next })
-    }
-  }
-  return out
+  const base = resolve(dir)
+  return tsFilesUnder(base).sort().flatMap((file) =>
+    importsOf(file).filter((next) => !next.startsWith(base + sep)).map((to) => ({ from: rel(base, file), to })))
 }
 
 /**
- * The import circles under dir: each a sorted list of the files (relative to dir) of one strongly
- * connected component of the import graph, a file importing itself included; the largest first.
- * Empty when the imports run one way. With `group`, the circles are between groups (a folder
- * importing a folder that imports it back), as importGraph builds them.
+ * The import circles of importGraph(dir, options): each a strongly connected component — nodes
+ * that each reach all the others, so none can be read, tested or loaded before the rest — as a
+ * sorted list, a file importing itself included; the largest first. Empty when the imports run
+ * one way. With `group`, the circles are between groups (a folder importing a folder that imports
+ * it back).
  */
-export function importCircles (dir: string, group?: (file: string) => string): string[][] {
-  const graph = importGraph(dir, group)
+export function importCircles (dir: string, options?: GraphOptions): string[][] {
+  const graph = importGraph(dir, options)
   // Tarjan's algorithm, iterative so a deep chain cannot overflow the stack
   const index = new Map<string, number>()
   const low = new Map<string, number>()

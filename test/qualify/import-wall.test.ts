@@ -1,17 +1,17 @@
 // Structurally unable to mutate (docs/design.md#walls): walks the static imports of every
-// module under src/qualify/ transitively (test/helpers/imports.ts: relative specifiers, resolved
-// the way NodeNext resolves `.js` to the `.ts` source) and proves none resolves into
+// module under src/qualify/ transitively (test/helpers/import-graph.ts: relative specifiers,
+// resolved the way NodeNext resolves `.js` to the `.ts` source) and proves none resolves into
 // src/control/ or src/ledger/ — nor into any file of src/config/, the gateway's configuration,
 // which the qualification has its own of (src/qualify/config.ts). eslint enforces the direct
 // imports; this test also catches an indirect path through a third module.
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { closure, filesUnder, root, specifiersOf } from '../helpers/imports.js'
+import { closure, root, specifiersOf, tsFilesUnder } from '../helpers/import-graph.js'
 
 const FORBIDDEN = ['src/control/', 'src/ledger/', 'src/config/']
 
 describe('src/qualify imports no control or ledger code', () => {
-  const entries = filesUnder(join(root, 'src/qualify'))
+  const entries = tsFilesUnder(join(root, 'src/qualify'))
 
   it('finds the qualify modules and their imports', () => {
     expect(entries.map((e) => relative(root, e))).toContain('src/qualify/command.ts')
