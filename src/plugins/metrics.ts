@@ -1,8 +1,9 @@
 // Prometheus metrics (docs/design.md#metrics) on a registry of this app's own, so apps can be
 // built side by side in tests. Labels are route templates and enums, never ids.
 import fp from 'fastify-plugin'
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import { FILE_REFUSALS, OPERATOR_FILES } from '../core/operator-files.js'
+import { FastHistogram, type HistogramSeries } from '../core/histogram.js'
 
 export interface GatewayMetrics {
   registry: Registry
@@ -11,11 +12,15 @@ export interface GatewayMetrics {
   countRequest: (route: string, method: string, status: number) => void
   /** upstreamRequests.inc for every upstream exchange, batched (countedLater) */
   countUpstream: (op: string, outcome: string) => void
-  httpDuration: Histogram<'route' | 'method'>
+  httpDuration: FastHistogram<'route' | 'method'>
+  /** httpDuration's series of a route and method, kept (src/core/histogram.ts) */
+  httpDurationOf: (route: string, method: string) => HistogramSeries
   upstreamRequests: Counter<'rpc_method' | 'outcome'>
   upstreamCircuitState: Gauge
   upstreamCircuitTransitions: Counter<'to'>
-  upstreamDuration: Histogram<'rpc_method'>
+  upstreamDuration: FastHistogram<'rpc_method'>
+  /** upstreamDuration's series of a logical operation, kept */
+  upstreamDurationOf: (op: string) => HistogramSeries
   mutations: Counter<'operation' | 'outcome'>
   ambiguousMutations: Gauge
   capabilityAvailable: Gauge<'capability'>
@@ -88,6 +93,12 @@ export function createMetrics (): GatewayMetrics {
   let countAmbiguous: (() => Promise<number>) | undefined
   const requests = countedLater<'route' | 'method' | 'status'>()
   const upstreamCalls = countedLater<'rpc_method' | 'outcome'>()
+  // observed twice per read: prom-client's Histogram exposition, without its per-call label work
+  // (src/core/histogram.ts); the series by route and method, and by operation, kept here
+  const httpDuration = new FastHistogram('gateway_http_request_duration_seconds', 'HTTP request duration', ['route', 'method'], DURATION_BUCKETS, registers)
+  const httpSeries = new Map<string, Map<string, HistogramSeries>>()
+  const upstreamDuration = new FastHistogram('gateway_upstream_request_duration_seconds', 'Upstream exchange duration', ['rpc_method'], DURATION_BUCKETS, registers)
+  const upstreamSeries = new Map<string, HistogramSeries>()
   return {
     countRequest: (route, method, status) => { requests.add(`${route} ${method} ${status}`, () => ({ route, method, status: String(status) })) },
     countUpstream: (op, outcome) => { upstreamCalls.add(`${op} ${outcome}`, () => ({ rpc_method: op, outcome })) },
@@ -95,11 +106,23 @@ export function createMetrics (): GatewayMetrics {
     bindLedger: (count) => { countAmbiguous = count },
     registry,
     httpRequests: new Counter({ name: 'gateway_http_requests_total', help: 'HTTP requests served', labelNames: ['route', 'method', 'status'], registers, collect () { requests.flush(this) } }),
-    httpDuration: new Histogram({ name: 'gateway_http_request_duration_seconds', help: 'HTTP request duration', labelNames: ['route', 'method'], registers, buckets: DURATION_BUCKETS }),
+    httpDuration,
+    httpDurationOf: (route, method) => {
+      let byMethod = httpSeries.get(route)
+      if (byMethod === undefined) httpSeries.set(route, byMethod = new Map())
+      let s = byMethod.get(method)
+      if (s === undefined) byMethod.set(method, s = httpDuration.series({ route, method }))
+      return s
+    },
     upstreamRequests: new Counter({ name: 'gateway_upstream_requests_total', help: 'Upstream exchanges by logical operation and outcome', labelNames: ['rpc_method', 'outcome'], registers, collect () { upstreamCalls.flush(this) } }),
     upstreamCircuitState: new Gauge({ name: 'gateway_upstream_circuit_state', help: 'The upstream circuit breaker: 0 closed, 1 half-open (one read probes), 2 open (reads refused at once)', registers }),
     upstreamCircuitTransitions: new Counter({ name: 'gateway_upstream_circuit_transitions_total', help: 'Upstream circuit breaker state changes, by the state entered', labelNames: ['to'], registers }),
-    upstreamDuration: new Histogram({ name: 'gateway_upstream_request_duration_seconds', help: 'Upstream exchange duration', labelNames: ['rpc_method'], registers, buckets: DURATION_BUCKETS }),
+    upstreamDuration,
+    upstreamDurationOf: (op) => {
+      let s = upstreamSeries.get(op)
+      if (s === undefined) upstreamSeries.set(op, s = upstreamDuration.series({ rpc_method: op }))
+      return s
+    },
     mutations: new Counter({ name: 'gateway_mutations_total', help: 'Mutations by operation and outcome', labelNames: ['operation', 'outcome'], registers }),
     ambiguousMutations: new Gauge({
       name: 'gateway_ambiguous_mutations',
@@ -185,7 +208,7 @@ export default fp<{ metrics: GatewayMetrics }>(async (app, opts) => {
     const route = request.routeOptions.url ?? 'unmatched'
     const method = request.method
     opts.metrics.countRequest(route, method, reply.statusCode)
-    opts.metrics.httpDuration.observe({ route, method }, reply.elapsedTime / 1000)
+    opts.metrics.httpDurationOf(route, method).observe(reply.elapsedTime / 1000)
     done()
   })
 }, { name: 'metrics' })

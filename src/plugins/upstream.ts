@@ -29,7 +29,7 @@ export default fp<UpstreamPluginOptions>(async (app, opts) => {
     logger: (app.log as Logger).child({ component: 'upstream' }),
     observe: (op, outcome, seconds) => {
       metrics.countUpstream(op, outcome)
-      metrics.upstreamDuration.observe({ rpc_method: op }, seconds)
+      metrics.upstreamDurationOf(op).observe(seconds)
     }
   })
   const { breakerFailures, breakerOpenMs } = app.gatewayConfig.upstream
