@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Client, Pool, buildConnector, type Dispatcher } from 'undici'
 import type { Logger } from 'pino'
 import { checkRpcResponse, type RpcErrorObject } from '../../schemas/jsonrpc.js'
-import { exceedsDepthBytes } from './json-depth.js'
+import { exceedsDepth } from './json-depth.js'
 import { createReadGate, type ReadGate } from './read-gate.js'
 import { createByteBudget, type Hold } from './byte-budget.js'
 import { createDeadlineSweeper } from './deadlines.js'
@@ -240,9 +240,10 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     let json: unknown
     let text: string | undefined
     // deeper than the bound would overflow a serializer's stack on the way out (a 500); checked on
-    // the bytes, before parsing (docs/design.md#hot-path)
-    if (!exceedsDepthBytes(ex.body)) {
-      text = ex.body.toString('utf8')
+    // the text, before parsing (docs/design.md#hot-path)
+    const decoded = ex.body.toString('utf8')
+    if (!exceedsDepth(decoded)) {
+      text = decoded
       try {
         json = JSON.parse(text)
       } catch {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { ArtifactSchema, MessageSchema, PartSchema, TaskSchema, isArtifact, isMessage, isPart, isTask } from '../../schemas/a2a.js'
 import { RpcResponseSchema, checkRpcResponse } from '../../schemas/jsonrpc.js'
 import { NoQuerySchema, TaskParamsSchema, isNoQuery, isTaskParams } from '../../schemas/task.js'
-import { MAX_JSON_DEPTH, exceedsDepthBytes } from '../../src/upstream/json-depth.js'
+import { MAX_JSON_DEPTH, exceedsDepth as exceedsDepthText, exceedsDepthBytes } from '../../src/upstream/json-depth.js'
 
 const json = fc.jsonValue({ maxDepth: 3 })
 const loose = fc.oneof(json, fc.constant(undefined), fc.string(), fc.integer(), fc.double(), fc.constant(null), fc.array(json, { maxLength: 2 }))
@@ -90,6 +90,7 @@ describe('the depth bound on the raw answer equals the bound on the parsed answe
       const verdict = exceedsDepth(JSON.parse(text), max)
       seen[verdict ? 'over' : 'within']++
       expect(exceedsDepthBytes(Buffer.from(text, 'utf8'), max)).toBe(verdict)
+      expect(exceedsDepthText(text, max)).toBe(verdict)
     }), { numRuns: 5000 })
     // both verdicts were exercised, many times
     expect(Math.min(seen.over, seen.within)).toBeGreaterThan(500)
@@ -97,5 +98,8 @@ describe('the depth bound on the raw answer equals the bound on the parsed answe
   it('a 100,000-deep answer, without a stack', () => {
     expect(exceedsDepthBytes(Buffer.from('['.repeat(100_000) + ']'.repeat(100_000)))).toBe(true)
     expect(exceedsDepthBytes(Buffer.from(`{"a":"${'['.repeat(1000)}"}`))).toBe(false)
+    expect(exceedsDepthText('['.repeat(100_000) + ']'.repeat(100_000))).toBe(true)
+    // past the count, the loop decides: brackets inside strings do not nest
+    expect(exceedsDepthText(`{"a":"${'['.repeat(1000)}${'{'.repeat(1000)}"}`)).toBe(false)
   })
 })
