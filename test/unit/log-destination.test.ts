@@ -2,7 +2,8 @@
 // in its buffer mode. What must hold however the lines are batched: every line arrives whole, in
 // order, its multi-byte characters intact (a byte count taken from a string's length would cut
 // them), the scrub still applied, and nothing lost at a normal exit. A real child process writing
-// to a real pipe, faster than the pipe drains.
+// to a real pipe, faster than the pipe drains. And what waits in the batch (below 4 KB) is not held
+// past the flush delay: a quiet gateway's line still reaches the collector.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -38,4 +39,29 @@ describe('the standard output of the logger', () => {
       expect(o.msg).toBe('line')
     })
   })
+
+  it('writes a lone line within the flush delay, while the process lives on', async () => {
+    // one short line, then the process stays up (a ref'd timer) well past the delay
+    const lone = `
+import { createLogger } from './src/core/logger.ts'
+const log = createLogger({ level: 'info', secrets: new Set() })
+setTimeout(() => { log.info({ n: 1 }, 'lone'); }, 50)
+setTimeout(() => {}, 20_000)
+`
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', lone], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    try {
+      const started = Date.now()
+      const line = await new Promise<string>((resolve, reject) => {
+        let text = ''
+        child.stdout.on('data', (b: Buffer) => { text += String(b); if (text.includes('\n')) resolve(text) })
+        child.once('close', () => { reject(new Error('the child ended first')) })
+      })
+      expect(JSON.parse(line)).toMatchObject({ n: 1, msg: 'lone' })
+      // the line came while the child lives (not at its exit), within the delay plus start-up
+      expect(child.exitCode).toBeNull()
+      expect(Date.now() - started).toBeLessThan(15_000)
+    } finally {
+      child.kill('SIGKILL')
+    }
+  }, 30_000)
 })
