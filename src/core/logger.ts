@@ -204,9 +204,9 @@ function stdoutDestination (): pino.DestinationStream {
 
 /**
  * Standard output is written in batches of this many bytes, or LOG_FLUSH_MS after a line, whichever
- * is first (docs/design.md#logging): one write per request was ~14 k instructions of a read's (a
+ * is first (docs/design.md#hot-path): one write per request was ~14 k instructions of a read's (a
  * thread-pool round trip each). At exit pino writes what waits synchronously; only a process killed
- * outright (SIGKILL) loses up to LOG_FLUSH_MS of lines.
+ * outright (SIGKILL) or aborted loses up to LOG_FLUSH_MS of lines (docs/operating.md#logs).
  */
-export const LOG_BUFFER_BYTES = 4096
-export const LOG_FLUSH_MS = 100
+const LOG_BUFFER_BYTES = 4096
+const LOG_FLUSH_MS = 100

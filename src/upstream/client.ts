@@ -242,7 +242,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     // deeper than the bound would overflow a serializer's stack on the way out (a 500); checked on
     // the text, before parsing (docs/design.md#hot-path)
     const decoded = ex.body.toString('utf8')
-    if (!exceedsDepth(decoded)) {
+    if (!exceedsDepth(decoded, ex.body)) {
       text = decoded
       try {
         json = JSON.parse(text)

@@ -42,15 +42,23 @@ export function exceedsDepthBytes (bytes: Uint8Array, max: number = MAX_JSON_DEP
 }
 
 /**
- * The same verdict on the decoded text (docs/design.md#hot-path): UTF-8 never encodes a bracket,
- * a quote or a backslash inside another character, so the text's structure is the bytes'. An
- * answer with at most `max` opening brackets, counted by the native `indexOf` (strings included,
- * so this overcounts and never undercounts), cannot nest deeper than `max`: measured 5x cheaper
- * than the byte loop on a task answer, which is only run past that count.
+ * The same verdict for an answer held both as bytes and as their decoded text (docs/design.md#hot-path).
+ * An answer with at most `max` opening brackets cannot nest deeper than `max`; they are counted on
+ * the text by the native `indexOf` (strings included, so this overcounts and never undercounts;
+ * UTF-8 never encodes a bracket inside another character, so the text holds the bytes' brackets),
+ * measured 5x cheaper than the byte loop on a task answer. Only past that count does the loop read
+ * the bytes, so a large answer is never encoded again.
  */
-export function exceedsDepth (text: string, max: number = MAX_JSON_DEPTH): boolean {
+export function exceedsDepth (text: string, bytes: Uint8Array, max: number = MAX_JSON_DEPTH): boolean {
+  return moreOpeningsThan(text, max) && exceedsDepthBytes(bytes, max)
+}
+
+const OPENINGS = ['{', '['] as const
+
+function moreOpeningsThan (text: string, max: number): boolean {
   let openings = 0
-  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++openings > max) return exceedsDepthBytes(Buffer.from(text, 'utf8'), max)
-  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++openings > max) return exceedsDepthBytes(Buffer.from(text, 'utf8'), max)
+  for (const open of OPENINGS) {
+    for (let i = text.indexOf(open); i !== -1; i = text.indexOf(open, i + 1)) if (++openings > max) return true
+  }
   return false
 }

@@ -90,7 +90,7 @@ describe('the depth bound on the raw answer equals the bound on the parsed answe
       const verdict = exceedsDepth(JSON.parse(text), max)
       seen[verdict ? 'over' : 'within']++
       expect(exceedsDepthBytes(Buffer.from(text, 'utf8'), max)).toBe(verdict)
-      expect(exceedsDepthText(text, max)).toBe(verdict)
+      expect(exceedsDepthText(text, Buffer.from(text, 'utf8'), max)).toBe(verdict)
     }), { numRuns: 5000 })
     // both verdicts were exercised, many times
     expect(Math.min(seen.over, seen.within)).toBeGreaterThan(500)
@@ -98,8 +98,10 @@ describe('the depth bound on the raw answer equals the bound on the parsed answe
   it('a 100,000-deep answer, without a stack', () => {
     expect(exceedsDepthBytes(Buffer.from('['.repeat(100_000) + ']'.repeat(100_000)))).toBe(true)
     expect(exceedsDepthBytes(Buffer.from(`{"a":"${'['.repeat(1000)}"}`))).toBe(false)
-    expect(exceedsDepthText('['.repeat(100_000) + ']'.repeat(100_000))).toBe(true)
+    const deepText = '['.repeat(100_000) + ']'.repeat(100_000)
+    expect(exceedsDepthText(deepText, Buffer.from(deepText))).toBe(true)
     // past the count, the loop decides: brackets inside strings do not nest
-    expect(exceedsDepthText(`{"a":"${'['.repeat(1000)}${'{'.repeat(1000)}"}`)).toBe(false)
+    const flatText = `{"a":"${'['.repeat(1000)}${'{'.repeat(1000)}"}`
+    expect(exceedsDepthText(flatText, Buffer.from(flatText))).toBe(false)
   })
 })
