@@ -137,8 +137,11 @@ describe('@a2a-js/sdk 1.3.0, card signing and caching', () => {
     try {
       const g = await rig(server, { GATEWAY_DISCOVERY_INTERVAL_MS: '200', GATEWAY_DISCOVERY_MIN_INTERVAL_MS: '100' })
       const first = (await get(g, '/v1/upstream')).body
-      // the SDK sends max-age=3600: stretched no further than the 200 ms interval
-      expect(Date.parse(first.nextRefreshAt) - Date.parse(first.lastRefreshAt)).toBeLessThanOrEqual(260)
+      // the SDK sends max-age=3600: stretched no further than the 200 ms interval. lastRefreshAt is
+      // the refresh's start and the next is scheduled at its end, so the gap holds the refresh's
+      // own duration too (past 60 ms on a loaded host): bounded here far below 3600 s, and the
+      // cadence below (two refreshes or more in 700 ms) holds the interval itself
+      expect(Date.parse(first.nextRefreshAt) - Date.parse(first.lastRefreshAt)).toBeLessThan(1000)
       await new Promise((r) => setTimeout(r, 700))
       expect(server.cards[0]).toEqual({ status: 200, ifNoneMatch: undefined })
       const later = server.cards.slice(1)
