@@ -37,6 +37,27 @@ export function retryAfterSeconds (averageMs: number | undefined): number {
   return Math.min(60, Math.max(1, Math.ceil((averageMs ?? 1000) / 1000)))
 }
 
+/**
+ * When each socket is expected to be free, soonest first (into `out`, which is returned): a free
+ * one now, a held one when it has been held for the average. Waiter `p` takes the (p mod
+ * slots)-th of them, p div slots rounds later, and holds it for the average too. Tickets are held
+ * in the order they were taken, so their times come out in order unless the wall clock stepped
+ * back between two takes: the sort, and its allocation, is only paid then (it ran on every
+ * acquire and release while reads queued).
+ */
+export function freeTimes (held: ReadonlySet<Ticket>, slots: number, t: number, avg: number, out: number[] = []): number[] {
+  out.length = 0
+  // the free sockets, free now: before every held one (each is at t or later)
+  for (let i = held.size; i < slots; i++) out.push(t)
+  let sorted = true
+  for (const h of held) {
+    const at = Math.max(t, h.start + avg)
+    if (out.length > 0 && at < out[out.length - 1]!) sorted = false
+    out.push(at)
+  }
+  return sorted ? out : out.sort((a, b) => a - b)
+}
+
 export function createReadGate (o: ReadGateOptions): ReadGate {
   const slots = Math.max(1, Math.min(o.slots, o.max))
   const now = o.now ?? Date.now
@@ -47,17 +68,9 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
   const shed = (): UpstreamCallError =>
     new UpstreamCallError('saturated', { nothingSent: true, retryAfterSeconds: retryAfterSeconds(averageMs) })
 
-  /**
-   * When each socket is expected to be free, soonest first: a free one now, a held one when it
-   * has been held for the average. Waiter `p` takes the (p mod slots)-th of them, p div slots
-   * rounds later, and holds it for the average too.
-   */
-  function freeAt (t: number, avg: number): number[] {
-    const at: number[] = []
-    for (const h of held) at.push(Math.max(t, h.start + avg))
-    while (at.length < slots) at.push(t)
-    return at.sort((a, b) => a - b)
-  }
+  /** freeTimes' array, reused: each caller reads it at once (docs/design.md#hot-path) */
+  const freeScratch: number[] = []
+  const freeAt = (t: number, avg: number): number[] => freeTimes(held, slots, t, avg, freeScratch)
 
   /**
    * Plus a quarter of the average as a margin: the average is an estimate, and a read predicted

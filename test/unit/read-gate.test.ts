@@ -1,7 +1,8 @@
 // The read gate (docs/design.md#load-shedding) on a fake clock: the bound on reads in flight plus
 // waiting, the shed of a read that could not finish before its deadline, discovery's priority.
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createReadGate, type Ticket } from '../../src/upstream/read-gate.js'
+import { createReadGate, freeTimes, type Ticket } from '../../src/upstream/read-gate.js'
 import { UpstreamCallError } from '../../src/upstream/errors.js'
 
 const never = (): AbortSignal => new AbortController().signal
@@ -62,5 +63,27 @@ describe('read gate', () => {
     gate.release(t, false)
     await expect(discovery).resolves.toBeDefined()
     expect(gate.stats().averageMs).toBeUndefined()
+  })
+})
+
+describe('when the sockets are expected free (freeTimes)', () => {
+  /** the definition: every held socket at its start plus the average (not before now), the free ones now, soonest first */
+  const definition = (starts: number[], slots: number, t: number, avg: number): number[] => {
+    const at = starts.map((s) => Math.max(t, s + avg))
+    while (at.length < slots) at.push(t)
+    return at.sort((a, b) => a - b)
+  }
+
+  it('equals the sorted definition, for starts in order and out of it (a wall clock stepped back), into a reused array', () => {
+    const out: number[] = []
+    fc.assert(fc.property(
+      fc.array(fc.integer({ min: -5000, max: 5000 }), { maxLength: 24 }), fc.boolean(), fc.integer({ min: 1, max: 20 }),
+      fc.integer({ min: -1000, max: 6000 }), fc.integer({ min: 0, max: 3000 }),
+      (raw, inOrder, slots, t, avg) => {
+        const starts = inOrder ? [...raw].sort((a, b) => a - b) : raw
+        const held = new Set<Ticket>(starts.map((start) => ({ start })))
+        // the same array each time, left longer or shorter by the run before
+        expect([...freeTimes(held, slots, t, avg, out)]).toEqual(definition(starts, slots, t, avg))
+      }), { numRuns: 2000 })
   })
 })
