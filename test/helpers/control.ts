@@ -38,6 +38,19 @@ export function expectEachRequestOnce (sim: Simulator): void {
   for (const [id, n] of sim.control.requestCounts()) expect(n, `request id ${id} reached the remote ${n} times`).toBe(1)
 }
 
+/**
+ * The v0.3 JSON-RPC method of each control operation: what an A2A caller sends to the front door
+ * and what the gateway sends the remote (the simulator's campaign-control mode)
+ */
+export const CONTROL_METHOD = {
+  claim: 'campaign/claim_control',
+  renew: 'campaign/renew_control',
+  release: 'campaign/release_control',
+  intervene: 'campaign/intervene',
+  submit: 'message/send',
+  cancel: 'tasks/cancel'
+} as const satisfies Record<'claim' | 'renew' | 'release' | 'intervene' | 'submit' | 'cancel', string>
+
 export const rid = (prefix = 'req'): string => `${prefix}-${randomBytes(8).toString('hex')}`
 
 /** claims the campaign for the controller token and checks it worked */

@@ -11,6 +11,7 @@
 import * as fc from 'fast-check'
 import { expect } from 'vitest'
 import type { JsonResponse } from '../helpers/http.js'
+import { CONTROL_METHOD } from '../helpers/control.js'
 import { ERROR_TABLE, isErrorCode } from '../../src/core/errors.js'
 import { checkInvariants, readTruth, remoteLeaseOf, type Fault, type Model, type ModelRecord, type ModelState, type Op } from './model.js'
 import { CALLERS, CAMPAIGNS, CONTROLLER_OF, NAME_OF, TIMING, ownerWaitMs, type CallerName, type Campaign, type World } from './world.js'
@@ -93,15 +94,6 @@ const SENT_CLASS: Record<Fault, string> = {
 /** one mutation: who sends it, through which replica; `front`: through the A2A front door (a cancel names its task) */
 interface Shot { caller: CallerName; campaign: Campaign; op: Op; id: string; body: Record<string, unknown>; fault: Fault; replica: number; front?: { taskId?: string } }
 
-const FRONT_METHOD: Record<Op, string> = {
-  claim: 'campaign/claim_control',
-  renew: 'campaign/renew_control',
-  release: 'campaign/release_control',
-  intervene: 'campaign/intervene',
-  submit: 'message/send',
-  cancel: 'tasks/cancel'
-}
-
 /** the JSON-RPC params of the REST body `s.body` (docs/api.md#a2a-front-door): the pipeline gets the same params, so REST replays of it match */
 function frontParams (s: Shot): Record<string, unknown> {
   const b = s.body
@@ -126,7 +118,7 @@ function frontParams (s: Shot): Record<string, unknown> {
  * status, a result as 200 (202 for a submission) with the task id where REST names one.
  */
 async function frontPost (w: World, s: Shot): Promise<JsonResponse> {
-  const res = await w.postTo(s.replica, s.caller, '/a2a/', { jsonrpc: '2.0', id: s.id, method: FRONT_METHOD[s.op], params: frontParams(s) })
+  const res = await w.postTo(s.replica, s.caller, '/a2a/', { jsonrpc: '2.0', id: s.id, method: CONTROL_METHOD[s.op], params: frontParams(s) })
   expect(res.status, `POST /a2a/ ${s.op} ${s.id}: ${res.text}`).toBe(200)
   expect(res.body.id).toBe(s.id)
   const e = res.body.error as { code: number; data?: Record<string, unknown> } | undefined

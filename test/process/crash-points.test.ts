@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../src/callers/tokens.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { call, type JsonResponse } from '../helpers/http.js'
+import { CONTROL_METHOD } from '../helpers/control.js'
 import { listenUrlOf, startCrashChild, waitFor, type GatewayChild } from '../helpers/child.js'
 
 type Point = 'before-pending' | 'before-send' | 'remote-holds' | 'before-outcome'
@@ -25,15 +26,7 @@ const TEST_TIMEOUT_MS = 15 * 60_000
 const ROUTE: Record<Op, string> = {
   claim: 'control/claim', renew: 'control/renew', release: 'control/release', intervene: 'interventions', submit: 'submissions', cancel: 'cancel'
 }
-const METHOD: Record<Op, string> = {
-  claim: 'campaign/claim_control',
-  renew: 'campaign/renew_control',
-  release: 'campaign/release_control',
-  intervene: 'campaign/intervene',
-  submit: 'message/send',
-  cancel: 'tasks/cancel'
-}
-const MUTATION_METHODS = new Set(Object.values(METHOD))
+const MUTATION_METHODS = new Set<string>(Object.values(CONTROL_METHOD))
 const PARTS = [{ kind: 'text', text: 'crash probe' }]
 
 function bodyOf (op: Op, requestId: string, i: number): object {
@@ -167,7 +160,7 @@ async function runPoint (point: Point, p: number): Promise<void> {
       const submitted = await post(url, campaignId, 'submit', { requestId: submitId, parts: PARTS })
       expect(submitted.status, submitted.text).toBe(202)
     }
-    if (point === 'remote-holds') sim.inject({ rpcMethod: METHOD[op] }, { kind: 'hold' }, 1)
+    if (point === 'remote-holds') sim.inject({ rpcMethod: CONTROL_METHOD[op] }, { kind: 'hold' }, 1)
 
     sent.push({ campaignId, requestId })
     const inFlight = post(url, campaignId, op, next.body).catch(() => undefined)
