@@ -4,15 +4,14 @@
 // control pipeline: de-duplicated by (caller, message id), single-shot, tasks scoped to their caller.
 import { describe, expect } from 'vitest'
 import { it } from '../helpers/fixtures.js'
-import { call } from '../helpers/http.js'
+import { call, frontRpc } from '../helpers/http.js'
 import { rawExchange } from '../helpers/raw-http.js'
 import { claim, rid, type ControlPair } from '../helpers/control.js'
 import type { TestGateway } from '../helpers/gateway.js'
 
 const URN = 'urn:openoperator:argus-supervisor:v1'
-let n = 0
 const rpc = async (g: TestGateway, token: string, method: string, params: unknown, headers: Record<string, string> = {}) =>
-  await call(`${g.url}/a2a/`, { method: 'POST', token, body: { jsonrpc: '2.0', id: `c-${++n}`, method, params }, headers })
+  await frontRpc(g.url, token, method, params, headers)
 const raw = async (g: TestGateway, token: string, rawBody: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
   await call(`${g.url}/a2a/`, { method: 'POST', token, rawBody, headers })
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect } from 'vitest'
 import { it } from '../helpers/fixtures.js'
-import { call } from '../helpers/http.js'
+import { frontRpc } from '../helpers/http.js'
 import { CONTROL_ENV, controlPairOf, rid, type ControlPair } from '../helpers/control.js'
 import { startGateway } from '../helpers/gateway.js'
 
@@ -14,9 +14,6 @@ const URN = 'urn:openoperator:argus-supervisor:v1'
 const REDIS = process.env.TEST_REDIS_URL
 if (REDIS === undefined) console.warn('SKIP front-door rate limit across replicas: TEST_REDIS_URL is not set')
 
-let n = 0
-const rpc = async (url: string, token: string, method: string, params: unknown) =>
-  await call(`${url}/a2a/`, { method: 'POST', token, body: { jsonrpc: '2.0', id: `rl-${++n}`, method, params } })
 const submitSend = (campaignId: string, messageId: string) => ({
   configuration: { blocking: false, acceptedOutputModes: ['application/json'] },
   message: { role: 'user', kind: 'message', messageId, metadata: { argus_supervisor: { campaign_id: campaignId } }, parts: [{ kind: 'text', text: 'train it' }] }
@@ -38,17 +35,17 @@ describe('front-door mutations and the control budget', () => {
     const c = 'camp-rl-1'
     // reads first, more of them than the control budget: none is charged to it
     for (let i = 0; i < 3; i++) {
-      expect((await rpc(p.gw.url, t, 'campaign/read_control', { campaign_id: c })).body.result).toEqual({ lease: null })
-      expect((await rpc(p.gw.url, t, 'message/send', health())).body.result.kind).toBe('message')
+      expect((await frontRpc(p.gw.url, t, 'campaign/read_control', { campaign_id: c })).body.result).toEqual({ lease: null })
+      expect((await frontRpc(p.gw.url, t, 'message/send', health())).body.result.kind).toBe('message')
     }
     // four mutations, REST and front door mixed: the budget
     expect((await p.post(t, `/v1/campaigns/${c}/control/claim`, { requestId: rid('claim'), ttlSeconds: 600 })).status).toBe(200)
-    const sub = await rpc(p.gw.url, t, 'message/send', submitSend(c, rid('submit')))
+    const sub = await frontRpc(p.gw.url, t, 'message/send', submitSend(c, rid('submit')))
     const taskId = sub.body.result.id as string
     expect(sub.headers['x-ratelimit-limit']).toBe('4')
     expect(sub.headers['x-ratelimit-remaining']).toBe('2')
-    expect((await rpc(p.gw.url, t, 'tasks/get', { id: taskId })).body.result.id).toBe(taskId)
-    expect((await rpc(p.gw.url, t, 'campaign/renew_control', { campaign_id: c, request_id: rid('renew'), ttl_seconds: 600 })).body.result.lease).toBeDefined()
+    expect((await frontRpc(p.gw.url, t, 'tasks/get', { id: taskId })).body.result.id).toBe(taskId)
+    expect((await frontRpc(p.gw.url, t, 'campaign/renew_control', { campaign_id: c, request_id: rid('renew'), ttl_seconds: 600 })).body.result.lease).toBeDefined()
     expect((await p.post(t, `/v1/campaigns/${c}/control/renew`, { requestId: rid('renew'), ttlSeconds: 600 })).status).toBe(200)
 
     // past it: each front-door mutation is -32016 with Retry-After, and the remote never hears of it
@@ -61,7 +58,7 @@ describe('front-door mutations and the control budget', () => {
     ] as const
     for (const [method, params] of refused) {
       const before = p.sim.rpcCalls().length
-      const res = await rpc(p.gw.url, t, method, params)
+      const res = await frontRpc(p.gw.url, t, method, params)
       expect(res.status, method).toBe(200)
       expect(res.body.error, method).toMatchObject({ code: -32016, data: { code: 'rate_limited', retryable: true } })
       expect(Number(res.headers['retry-after']), method).toBeGreaterThanOrEqual(1)
@@ -74,11 +71,11 @@ describe('front-door mutations and the control budget', () => {
     const rest = await p.post(t, `/v1/campaigns/${c}/control/release`, { requestId: rid('release') })
     expect(rest.status).toBe(429)
     expect(rest.body.error.code).toBe('rate_limited')
-    expect((await rpc(p.gw.url, t, 'campaign/read_control', { campaign_id: c })).body.result.lease.controller_id).toBe('ctl-1')
-    expect((await rpc(p.gw.url, t, 'tasks/get', { id: taskId })).body.result.id).toBe(taskId)
-    expect((await rpc(p.gw.url, t, 'message/send', health())).body.result.kind).toBe('message')
+    expect((await frontRpc(p.gw.url, t, 'campaign/read_control', { campaign_id: c })).body.result.lease.controller_id).toBe('ctl-1')
+    expect((await frontRpc(p.gw.url, t, 'tasks/get', { id: taskId })).body.result.id).toBe(taskId)
+    expect((await frontRpc(p.gw.url, t, 'message/send', health())).body.result.kind).toBe('message')
     // another caller's budget is its own
-    expect((await rpc(p.gw.url, p.gw.tokens.all, 'campaign/claim_control', { campaign_id: 'camp-rl-other', request_id: rid('claim'), ttl_seconds: 600 })).body.result.lease).toBeDefined()
+    expect((await frontRpc(p.gw.url, p.gw.tokens.all, 'campaign/claim_control', { campaign_id: 'camp-rl-other', request_id: rid('claim'), ttl_seconds: 600 })).body.result.lease).toBeDefined()
     const metrics = await (await fetch(`${p.gw.metricsUrl}/metrics`)).text()
     for (const [method] of refused) expect(metrics).toContain(`gateway_a2a_requests_total{rpc_method="${method}",outcome="rate_limited"} 1`)
   })
@@ -90,9 +87,9 @@ describe('front-door mutations and the control budget', () => {
     const b = controlPairOf(p.sim, await startGateway({ simulator: p.sim, env, callerPrefix: name, tokens: a.gw.tokens }))
     const t = a.gw.tokens.controller
     expect((await a.post(t, '/v1/campaigns/camp-rl-a/control/claim', { requestId: rid('claim'), ttlSeconds: 600 })).status).toBe(200)
-    expect((await rpc(b.gw.url, t, 'campaign/claim_control', { campaign_id: 'camp-rl-b', request_id: rid('claim'), ttl_seconds: 600 })).body.result.lease).toBeDefined()
+    expect((await frontRpc(b.gw.url, t, 'campaign/claim_control', { campaign_id: 'camp-rl-b', request_id: rid('claim'), ttl_seconds: 600 })).body.result.lease).toBeDefined()
     const id = rid('claim')
-    const third = await rpc(a.gw.url, t, 'campaign/claim_control', { campaign_id: 'camp-rl-c', request_id: id, ttl_seconds: 600 })
+    const third = await frontRpc(a.gw.url, t, 'campaign/claim_control', { campaign_id: 'camp-rl-c', request_id: id, ttl_seconds: 600 })
     expect(third.body.error).toMatchObject({ code: -32016, data: { code: 'rate_limited' } })
     expect(third.headers['retry-after']).toBeDefined()
     expect(heard(p).some((x) => x.includes(id))).toBe(false)

@@ -27,3 +27,9 @@ export function allKeys (v: unknown, out: string[] = []): string[] {
   }
   return out
 }
+
+let rpcSeq = 0
+/** one JSON-RPC request to a gateway's A2A front door (`POST <url>/a2a/`), a fresh id each */
+export async function frontRpc (url: string, token: string, method: string, params: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {
+  return await call(`${url}/a2a/`, { method: 'POST', token, body: { jsonrpc: '2.0', id: `rpc-${++rpcSeq}`, method, params }, headers })
+}

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { startSimulator } from '../../src/simulator/index.js'
 import { CONTROL_ENV, CONTROL_SIM, controlPairOf, expectEachRequestOnce, rid } from '../helpers/control.js'
 import { startGateway } from '../helpers/gateway.js'
-import { call } from '../helpers/http.js'
+import { frontRpc } from '../helpers/http.js'
 import { freshSchema } from '../helpers/postgres.js'
 
 const DAY = 86_400_000
@@ -17,9 +17,6 @@ const URN = 'urn:openoperator:argus-supervisor:v1'
 const PG = process.env.TEST_POSTGRES_URL
 if (PG === undefined) console.warn('SKIP front-door retention on PostgreSQL: TEST_POSTGRES_URL is not set')
 
-let n = 0
-const rpc = async (url: string, token: string, method: string, params: unknown) =>
-  await call(`${url}/a2a/`, { method: 'POST', token, body: { jsonrpc: '2.0', id: `fr-${++n}`, method, params } })
 const read = (messageId: string) => ({
   configuration: { blocking: true },
   message: { role: 'user', kind: 'message', messageId, extensions: [URN], metadata: { [URN]: { operation: 'supervisor.health', requestId: messageId } }, parts: [{ kind: 'data', data: { params: {} } }] }
@@ -50,14 +47,14 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         const argusSends = (): number => p.calls('message/send').filter((c) => c.params.message.metadata?.[URN] !== undefined).length
 
         const readId = rid('read')
-        const first = await rpc(gw.url, t, 'message/send', read(readId))
+        const first = await frontRpc(gw.url, t, 'message/send', read(readId))
         expect(first.body.result.kind).toBe('message')
-        expect((await rpc(gw.url, t, 'message/send', read(readId))).body.result).toEqual(first.body.result)
+        expect((await frontRpc(gw.url, t, 'message/send', read(readId))).body.result).toEqual(first.body.result)
         expect(argusSends()).toBe(1)
 
-        expect((await rpc(gw.url, t, 'campaign/claim_control', { campaign_id: C, request_id: rid('claim'), ttl_seconds: 600 })).body.result.lease).toBeDefined()
+        expect((await frontRpc(gw.url, t, 'campaign/claim_control', { campaign_id: C, request_id: rid('claim'), ttl_seconds: 600 })).body.result.lease).toBeDefined()
         const subId = rid('submit')
-        const sub = await rpc(gw.url, t, 'message/send', submission(C, subId))
+        const sub = await frontRpc(gw.url, t, 'message/send', submission(C, subId))
         const taskId = sub.body.result.id as string
         expect(taskId).toEqual(expect.any(String))
 
@@ -73,22 +70,22 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         expect(logs).toContain('"frontReads":1')
 
         // the read's repeat is a fresh read: answered, and the remote asked again
-        expect((await rpc(gw.url, t, 'message/send', read(readId))).body.result.kind).toBe('message')
+        expect((await frontRpc(gw.url, t, 'message/send', read(readId))).body.result.kind).toBe('message')
         expect(argusSends()).toBe(2)
 
         // hold the campaign again, at a newer epoch: a pruned id would pass the lease checks now
-        expect((await rpc(gw.url, t, 'campaign/claim_control', { campaign_id: C, request_id: rid('claim'), ttl_seconds: 600 })).body.result.lease).toBeDefined()
+        expect((await frontRpc(gw.url, t, 'campaign/claim_control', { campaign_id: C, request_id: rid('claim'), ttl_seconds: 600 })).body.result.lease).toBeDefined()
         const calls = sim.rpcCalls().length
         // the submission's repeat replays its task; other content, another caller: refused
-        const again = await rpc(gw.url, t, 'message/send', submission(C, subId))
+        const again = await frontRpc(gw.url, t, 'message/send', submission(C, subId))
         expect(again.body.result).toMatchObject({ kind: 'task', id: taskId, status: { state: 'unknown' }, metadata: { argus_supervisor: { request_id: subId, pruned: true } } })
-        const other = await rpc(gw.url, t, 'message/send', submission(C, subId, 'something else'))
+        const other = await frontRpc(gw.url, t, 'message/send', submission(C, subId, 'something else'))
         expect(other.body.error).toMatchObject({ code: -32011, data: { code: 'idempotency_key_mismatch' } })
-        const stranger = await rpc(gw.url, gw.tokens.all, 'message/send', submission(C, subId))
+        const stranger = await frontRpc(gw.url, gw.tokens.all, 'message/send', submission(C, subId))
         expect(stranger.body.error).toMatchObject({ code: -32011, data: { code: 'idempotency_key_conflict' } })
         expect(JSON.stringify(stranger.body)).not.toContain(taskId)
         // the owner still owns the task; nothing of it reached the remote
-        expect((await rpc(gw.url, t, 'tasks/get', { id: taskId })).body.result.id).toBe(taskId)
+        expect((await frontRpc(gw.url, t, 'tasks/get', { id: taskId })).body.result.id).toBe(taskId)
         expect(sim.rpcCalls().filter((c) => c.method !== 'tasks/get')).toHaveLength(calls)
         expect(p.calls('message/send').filter((c) => c.params.message.messageId === subId)).toHaveLength(1)
         await gw.close()

@@ -12,7 +12,7 @@ import { Client } from '@a2a-js/sdk/client'
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client'
 import { startSdkServer, type SdkServer } from '../helpers/a2a-js-server.js'
 import { startGateway, type TestGateway } from '../helpers/gateway.js'
-import { call } from '../helpers/http.js'
+import { frontRpc } from '../helpers/http.js'
 import { rid } from '../helpers/control.js'
 import { argusRead, authed, message, sdkClient, textPart, URN } from '../helpers/front-sdk.js'
 
@@ -66,7 +66,7 @@ describe.each(['v1.0', 'dual'] as const)('the SDK client at the front door, the 
     const ext = client.transport as unknown as { callExtensionMethod: (m: string, p: unknown) => Promise<unknown> }
     await expect(ext.callExtensionMethod('campaign/claim_control', { campaign_id: 'camp-1', request_id: rid('claim'), ttl_seconds: 600 })).rejects.toThrow()
     // the same refusals on the wire: their codes and contract codes
-    const rpc = async (method: string, params: unknown, version = '1.0') => (await call(`${g.url}/a2a/`, { method: 'POST', token: g.tokens.controller, headers: { 'a2a-version': version }, body: { jsonrpc: '2.0', id: rid('rpc'), method, params } })).body
+    const rpc = async (method: string, params: unknown, version = '1.0') => (await frontRpc(g.url, g.tokens.controller, method, params, { 'a2a-version': version })).body
     const claim = await rpc('campaign/claim_control', { campaign_id: 'camp-1', request_id: rid('claim'), ttl_seconds: 600 })
     expect(claim.error).toMatchObject({ code: -32015, data: { code: 'capability_unavailable', missingPrerequisites: expect.any(Array) } })
     expect((await rpc('SendStreamingMessage', argusRead('supervisor.health'))).error.code).toBe(-32004)
