@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url'
 import { Pool } from 'undici'
 import pg from 'pg'
 import { loadConfig } from '../src/config/index.js'
-import { sqliteDatabaseOf } from '../src/ledger/index.js'
+import { sqliteCommitStatsOf, sqliteDatabaseOf } from '../src/ledger/index.js'
 import { createLogger } from '../src/core/logger.js'
 import { sha256Hex } from '../src/callers/tokens.js'
 import { startGatewayServer } from '../src/server.js'
@@ -188,6 +188,8 @@ interface Phase {
   cpuMs: number
   /** V8 heap bytes this process allocated over the phase (GCProfiler: the growth between collections), and its collections */
   heap: { allocated: number; scavenges: number; markCompacts: number }
+  /** SQLite: the durable commits over the phase and the writes they held (the group commit) */
+  commits: { batches: number; writes: number } | undefined
 }
 
 let seq = 0
@@ -195,7 +197,8 @@ const okIds = new Set<string>()
 const sentIds: string[] = []
 
 async function runPhase (name: string, concurrency: number, durationSeconds: number): Promise<Phase> {
-  const p: Phase = { name, concurrency, elapsedMs: 0, ok: 0, byStatus: new Map(), errors: 0, latencies: [], sampleFailure: undefined, elu: undefined, cpuMs: 0, heap: { allocated: 0, scavenges: 0, markCompacts: 0 } }
+  const p: Phase = { name, concurrency, elapsedMs: 0, ok: 0, byStatus: new Map(), errors: 0, latencies: [], sampleFailure: undefined, elu: undefined, cpuMs: 0, heap: { allocated: 0, scavenges: 0, markCompacts: 0 }, commits: undefined }
+  const commits0 = sqliteCommitStatsOf(gw.app.ledger)
   const gc = gcTotals()
   const elu0 = performance.eventLoopUtilization()
   const cpu0 = process.cpuUsage()
@@ -230,6 +233,8 @@ async function runPhase (name: string, concurrency: number, durationSeconds: num
   p.cpuMs = (cpu.user + cpu.system) / 1000
   const g = gc()
   p.heap = { allocated: g.allocatedBytes, scavenges: g.scavenges, markCompacts: g.markCompacts }
+  const commits1 = sqliteCommitStatsOf(gw.app.ledger)
+  if (commits0 !== undefined && commits1 !== undefined) p.commits = { batches: commits1.batches - commits0.batches, writes: commits1.writes - commits0.writes }
   return p
 }
 
@@ -288,7 +293,8 @@ const line = (p: Phase): string => {
   return `${p.name.padEnd(10)} ${String(p.concurrency).padStart(2)} in flight  ${(p.elapsedMs / 1000).toFixed(1).padStart(4)} s  ${rate.toFixed(0).padStart(6)} mutations/s  ` +
     `p50 ${fmtMs(pct(sorted, 0.5))} ms  p99 ${fmtMs(pct(sorted, 0.99))} ms  max ${fmtMs(sorted.at(-1))} ms  200 ${p.ok}  non-200 ${other}  errors ${p.errors}  ` +
     `event loop ${((p.elu?.utilization ?? 0) * 100).toFixed(0)}% busy, CPU ${((p.cpuMs / p.elapsedMs) * 100).toFixed(0)}%, ` +
-    `${(p.cpuMs * 1000 / Math.max(1, p.ok + p.errors)).toFixed(0)} µs and ${(p.heap.allocated / 1024 / Math.max(1, p.ok + p.errors)).toFixed(0)} KB heap per mutation (gateway and generator), ${p.heap.scavenges} scavenges ${p.heap.markCompacts} mark-compacts`
+    `${(p.cpuMs * 1000 / Math.max(1, p.ok + p.errors)).toFixed(0)} µs and ${(p.heap.allocated / 1024 / Math.max(1, p.ok + p.errors)).toFixed(0)} KB heap per mutation (gateway and generator), ${p.heap.scavenges} scavenges ${p.heap.markCompacts} mark-compacts` +
+    (p.commits === undefined ? '' : `, ${p.commits.batches} commits holding ${p.commits.writes} writes (${(p.commits.writes / Math.max(1, p.commits.batches)).toFixed(1)} a commit)`)
 }
 
 console.log(`\nnode ${process.version}, mutations (POST /v1/campaigns/:c/interventions), ${CAMPAIGNS} campaigns claimed, unique request id per request`)

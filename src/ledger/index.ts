@@ -5,7 +5,7 @@ import type { Logger } from 'pino'
 import { createSqliteLedger } from './sqlite/sqlite-ledger.js'
 import type { AmbiguousAnswer, Ledger } from './types.js'
 
-export { LedgerLockedError, createSqliteLedger, sqliteDatabaseOf } from './sqlite/sqlite-ledger.js'
+export { LedgerLockedError, createSqliteLedger, sqliteCommitStatsOf, sqliteDatabaseOf } from './sqlite/sqlite-ledger.js'
 export { LedgerSchemaError } from './postgres/migrations.js'
 export type { SqliteLedgerOptions } from './sqlite/sqlite-ledger.js'
 export type * from './types.js'

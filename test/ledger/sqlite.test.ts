@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { LedgerLockedError, createLedger, createSqliteLedger, sqliteDatabaseOf } from '../../src/ledger/index.js'
+import { LedgerLockedError, createLedger, createSqliteLedger, sqliteCommitStatsOf, sqliteDatabaseOf } from '../../src/ledger/index.js'
 import type { Ledger } from '../../src/ledger/types.js'
 import { migrate, migrations } from '../../src/ledger/sqlite/migrations.js'
 import { ledgerContract, type LedgerHarness } from './contract.js'
@@ -208,6 +208,21 @@ describe('sqlite file', () => {
     expect(await second.getLease('camp-1')).toMatchObject({ known: true, maxEpochSeen: 3 })
     expect(await second.getBoundTask('camp-1')).toMatchObject({ taskId: 'task-1' })
     await second.close()
+  })
+
+  it('writes of different campaigns in flight at once share one durable commit; those of one campaign still serialise on the ticket', async () => {
+    const ledger = createSqliteLedger({ ambiguousAnswer, path: tempPath() })
+    const records = Array.from({ length: 16 }, (_, i) => pendingRecord({ campaignId: `camp-g${i}` }))
+    const before = sqliteCommitStatsOf(ledger)!
+    expect(await Promise.all(records.map(async (r) => await insert(ledger, r)))).toEqual(Array(16).fill('inserted'))
+    const after = sqliteCommitStatsOf(ledger)!
+    expect({ batches: after.batches - before.batches, writes: after.writes - before.writes }).toEqual({ batches: 1, writes: 16 })
+    // two inserts on one ticket of one campaign queued in the same batch: the second is moved
+    const ticket = await ledger.ticket('camp-same')
+    const [a, b] = [pendingRecord({ campaignId: 'camp-same' }), pendingRecord({ campaignId: 'camp-same' })]
+    expect(await Promise.all([ledger.insertPending(a, ticket), ledger.insertPending(b, ticket)])).toEqual(['inserted', 'moved'])
+    expect((await ledger.listByCampaign('camp-same')).map((r) => r.requestId)).toEqual([a.requestId])
+    await ledger.close()
   })
 
   it('a second handle in the same process fails fast with LedgerLockedError', async () => {

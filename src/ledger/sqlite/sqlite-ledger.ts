@@ -1,6 +1,7 @@
 // The SQLite ledger (docs/design.md#ledger): the Ledger interface on one better-sqlite3 file
-// owned by this process. better-sqlite3 is synchronous and the file is in synchronous=FULL
-// WAL mode, so every write is on disk before its method resolves.
+// owned by this process. The file is in synchronous=FULL WAL mode and every write goes through
+// the group commit (docs/design.md#group-commit), so a write is on disk before its method
+// resolves; reads run at once and see only what is committed.
 //
 // At open the ledger does not touch `pending` records: the control plane calls
 // `expireAllPending(now)` at start (this process owns the file, so no other owner can still
@@ -14,6 +15,7 @@ import { migrate } from './migrations.js'
 import { openSqliteDatabase } from './open.js'
 import { controllerKey, toBinding, toBoundTask, toFrontSend, toJson, toLease, toRecord } from '../rows.js'
 import { prepareStatements } from './statements.js'
+import { createGroupCommit, type GroupCommit } from './group-commit.js'
 
 export { LedgerLockedError } from './open.js'
 
@@ -30,11 +32,18 @@ export interface SqliteLedgerOptions {
   now?: (() => number) | undefined
 }
 
-const databases = new WeakMap<Ledger, Database.Database>()
+const databases = new WeakMap<Ledger, { db: Database.Database; group: GroupCommit }>()
+const unguarded = (ledger: Ledger): Ledger => (ledger as Ledger & { [UNGUARDED]?: Ledger })[UNGUARDED] ?? ledger
 
 /** the database behind a SQLite ledger, for tests and diagnostics (pragmas, batching) */
 export function sqliteDatabaseOf (ledger: Ledger): Database.Database | undefined {
-  return databases.get((ledger as Ledger & { [UNGUARDED]?: Ledger })[UNGUARDED] ?? ledger)
+  return databases.get(unguarded(ledger))?.db
+}
+
+/** a SQLite ledger's commits and the writes they held since open (the bench, tests) */
+export function sqliteCommitStatsOf (ledger: Ledger): { batches: number; writes: number } | undefined {
+  const s = databases.get(unguarded(ledger))?.group.stats
+  return s === undefined ? undefined : { ...s }
 }
 
 /** throws LedgerLockedError when another process (or handle) owns the file */
@@ -50,6 +59,8 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
     throw err
   }
   const locks = createCampaignLocks()
+  const group = createGroupCommit(db)
+  const write = group.write
   const clock = opts.now ?? Date.now
   /**
    * the checks that serialise a campaign, then the write, in one transaction: better-sqlite3 is
@@ -85,14 +96,18 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
     insertPending: async (r, ticket, o = {}) => {
       if (s.exists.get(r.requestId) !== undefined) return 'exists'
       const { waitMs, ...rest } = r
-      return serialised(ticket, o.fence === true, () => {
+      const params = toJson(r.params)
+      return await write(() => serialised(ticket, o.fence === true, () => {
         if (s.exists.get(r.requestId) !== undefined) return false
-        s.insertPending.run({ ...rest, deadline: clock() + waitMs, params: toJson(r.params) })
+        s.insertPending.run({ ...rest, deadline: clock() + waitMs, params })
         return true
-      })
+      }))
     },
-    retryUnsent: async (requestId, r, ticket) => serialised(ticket, false, () =>
-      s.retryUnsent.run({ requestId, owner: r.owner, deadline: clock() + r.waitMs, controllerEpoch: r.controllerEpoch, params: toJson(r.params), at: r.at }).changes === 1),
+    retryUnsent: async (requestId, r, ticket) => {
+      const params = toJson(r.params)
+      return await write(() => serialised(ticket, false, () =>
+        s.retryUnsent.run({ requestId, owner: r.owner, deadline: clock() + r.waitMs, controllerEpoch: r.controllerEpoch, params, at: r.at }).changes === 1))
+    },
     get: async (requestId) => {
       const row = s.get.get(requestId)
       return row === undefined ? undefined : toRecord(row)
@@ -109,16 +124,19 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
     listUnresolved: async (o) => s.listUnresolved.all({
       state: o.state ?? null, afterAt: o.after?.createdAt ?? Number.MIN_SAFE_INTEGER, afterId: o.after?.requestId ?? '', limit: o.limit
     }).map(toRecord),
-    recordOutcome: async (requestId, o) => s.recordOutcome.run({
-      requestId, state: o.state, answer: toJson(o.answer), outcomeCode: o.outcomeCode, taskId: o.taskId, at: o.at
-    }).changes === 1,
+    recordOutcome: async (requestId, o) => {
+      const row = { requestId, state: o.state, answer: toJson(o.answer), outcomeCode: o.outcomeCode, taskId: o.taskId, at: o.at }
+      return await write(() => s.recordOutcome.run(row).changes === 1)
+    },
     // outcome_code stays 'ambiguous_write': it says how the send ended, the answer what replays
-    resolve: async (requestId, to, r, taskId, answer) => s.resolve.run({
-      requestId, to, answer: toJson(answer), resolution: toJson(r), taskId, at: r.at
-    }).changes === 1,
-    noteReconcileFailure: async (requestId, at) => { s.noteReconcileFailure.run(at, requestId) },
-    expirePending: async (at) => makeAmbiguous(s.pendingBefore.all(clock()), at),
-    expireAllPending: async (at) => makeAmbiguous(s.allPending.all(), at),
+    resolve: async (requestId, to, r, taskId, answer) => {
+      const row = { requestId, to, answer: toJson(answer), resolution: toJson(r), taskId, at: r.at }
+      return await write(() => s.resolve.run(row).changes === 1)
+    },
+    noteReconcileFailure: async (requestId, at) => { await write(() => s.noteReconcileFailure.run(at, requestId)) },
+    // the rows are read in the batch: what is pending when it runs, not when it was queued
+    expirePending: async (at) => await write(() => makeAmbiguous(s.pendingBefore.all(clock()), at)),
+    expireAllPending: async (at) => await write(() => makeAmbiguous(s.allPending.all(), at)),
     countAmbiguous: async () => s.countAmbiguous.get()?.n ?? 0,
 
     getLease: async (campaignId) => {
@@ -126,47 +144,58 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
       return row === undefined ? undefined : toLease(row)
     },
     putLease: async (campaignId, lease, at) => {
-      s.putLease.run({ campaignId, controllerId: lease?.controllerId ?? null, epoch: lease?.epoch ?? null, expiresAt: lease?.expiresAt ?? null, at })
+      const row = { campaignId, controllerId: lease?.controllerId ?? null, epoch: lease?.epoch ?? null, expiresAt: lease?.expiresAt ?? null, at }
+      await write(() => s.putLease.run(row))
     },
-    markLeaseUnknown: async (campaignId, at) => { s.markLeaseUnknown.run(campaignId, at) },
-    forgetAllLeases: async (at) => { s.forgetAllLeases.run(at) },
+    markLeaseUnknown: async (campaignId, at) => { await write(() => s.markLeaseUnknown.run(campaignId, at)) },
+    forgetAllLeases: async (at) => { await write(() => s.forgetAllLeases.run(at)) },
 
     getBoundTask: async (campaignId) => {
       const row = s.getBoundTask.get(campaignId)
       return row === undefined ? undefined : toBoundTask(row)
     },
-    setBoundTask: async (b) => { s.setBoundTask.run({ ...b }) },
-    clearBoundTask: async (campaignId) => { s.clearBoundTask.run(campaignId) },
+    setBoundTask: async (b) => {
+      const row = { ...b }
+      await write(() => s.setBoundTask.run(row))
+    },
+    clearBoundTask: async (campaignId) => { await write(() => s.clearBoundTask.run(campaignId)) },
 
     exportRecords: async (o) => s.exportRecords.all({
       since: o.since ?? 0, campaignId: o.campaignId ?? null, afterAt: o.after?.createdAt ?? -1, afterId: o.after?.requestId ?? '', limit: o.limit
     }).map(toRecord),
-    pruneResolvedBefore: async (before, limit, at) => s.prune.run({ before, limit, at }).changes,
+    pruneResolvedBefore: async (before, limit, at) => await write(() => s.prune.run({ before, limit, at }).changes),
     countRecords: async () => s.countRecords.get()?.n ?? 0,
 
     bindController: async (b) => {
       const key = controllerKey(b.controllerId)
-      s.bind.run({ key, ...b })
-      return toBinding(s.binding.get(key)!)
+      const row = { key, ...b }
+      return toBinding(await write(() => {
+        s.bind.run(row)
+        return s.binding.get(key)!
+      }))
     },
     listControllerBindings: async () => s.bindings.all().map(toBinding),
-    removeControllerBinding: async (controllerId) => s.unbind.run(controllerKey(controllerId)).changes === 1,
+    removeControllerBinding: async (controllerId) => await write(() => s.unbind.run(controllerKey(controllerId)).changes === 1),
     getFrontSend: async (identity, messageId) => {
       const row = s.frontSend.get(identity, messageId)
       return row === undefined ? undefined : toFrontSend(row)
     },
     putFrontSend: async (f) => {
-      s.putFrontSend.run({ ...f, answer: f.answer === null || f.answer === undefined ? null : toJson(f.answer) })
-      return toFrontSend(s.frontSend.get(f.identity, f.messageId)!)
+      const row = { ...f, answer: f.answer === null || f.answer === undefined ? null : toJson(f.answer) }
+      return toFrontSend(await write(() => {
+        s.putFrontSend.run(row)
+        return s.frontSend.get(f.identity, f.messageId)!
+      }))
     },
     settleFrontSend: async (identity, messageId, r) => {
-      s.settleFrontSend.run({ identity, messageId, taskId: r.taskId ?? null, answer: r.answer === undefined ? null : toJson(r.answer) })
+      const row = { identity, messageId, taskId: r.taskId ?? null, answer: r.answer === undefined ? null : toJson(r.answer) }
+      await write(() => s.settleFrontSend.run(row))
     },
     frontTaskOf: async (identity, taskId) => {
       const row = s.frontTaskOf.get(taskId, identity)
       return row === undefined ? undefined : toFrontSend(row)
     },
-    pruneFrontReadsBefore: async (before, limit) => s.pruneFrontReads.run({ before, limit }).changes,
+    pruneFrontReadsBefore: async (before, limit) => await write(() => s.pruneFrontReads.run({ before, limit }).changes),
     // SQLite's online backup API: page by page, consistent, while this process keeps writing
     backupTo: async (file) => { await db.backup(file) },
 
@@ -180,10 +209,12 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
     },
     close: async () => {
       if (!db.open) return
+      // what is queued is committed, and its callers answered, before the file closes
+      group.flush()
       db.close()
       opts.logger?.info({ path: opts.path }, 'ledger closed')
     }
   }
-  databases.set(ledger, db)
+  databases.set(ledger, { db, group })
   return ledger
 }
