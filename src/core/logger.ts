@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module'
 import pino, { type Logger } from 'pino'
 import { RequestListQuerySchema, UnresolvedQuerySchema } from '../../schemas/control.js'
-import { secretMatcher, type SecretMatcher } from './secret-match.js'
+import { entryScanSuffices, secretMatcher, type SecretMatcher } from './secret-match.js'
 
 export interface LoggerOptions {
   level: string
@@ -120,30 +120,64 @@ function errorSerializer (err: Error): Record<string, unknown> {
 
 const SCRUB = Symbol('oogw.scrub')
 
+export interface Scrubber {
+  /** the line with every form of every secret replaced */
+  line: (line: string) => string
+  /**
+   * Whether a line whose text outside `tokens` is fixed — `template` shows it with every token
+   * empty and every number 0 — is clean when `tokens` is (docs/design.md#hot-path): each token a
+   * JSON string (quotes included) or a run of whole JSON members, concatenated. True only when
+   * no secret holds a character of JSON's structure nor has a form written with a number's
+   * characters alone (so every match lies inside one quoted string or none at all), the template
+   * carries none, and the tokens carry none. False: scrub the line.
+   */
+  cleanOutside: (template: string, tokens: string) => boolean
+}
+
 /**
  * The scrub of a logger made by createLogger, which every line it writes goes through; its child
  * loggers share it. Undefined for any other logger (src/http/access-log.ts then lets pino write).
  */
-export function scrubberOf (log: object): ((line: string) => string) | undefined {
-  return (log as { [SCRUB]?: (line: string) => string })[SCRUB]
+export function scrubberOf (log: object): Scrubber | undefined {
+  return (log as { [SCRUB]?: Scrubber })[SCRUB]
 }
+
+/** a secret's matcher, and what it judged of the last template it was shown */
+interface Known { matcher: SecretMatcher; tokensSuffice: boolean; template: string | undefined; templateClean: boolean }
 
 export function createLogger (o: LoggerOptions): Logger {
   // each secret in every form the secret guard knows (src/core/secret-match.ts), built once per value
-  const matchers = new Map<string, SecretMatcher>()
+  const known = new Map<string, Known>()
+  const knownOf = (s: string): Known => {
+    let k = known.get(s)
+    if (k === undefined) {
+      k = { matcher: secretMatcher(s), tokensSuffice: entryScanSuffices(s), template: undefined, templateClean: false }
+      known.set(s, k)
+    }
+    return k
+  }
   const scrub = (line: string): string => {
     let out = line
     for (const s of o.secrets) {
       if (s.length < 8) continue
-      let m = matchers.get(s)
-      if (m === undefined) {
-        m = secretMatcher(s)
-        matchers.set(s, m)
-      }
+      const m = knownOf(s).matcher
       // test first: the common line carries no secret and costs one search per form, no copy
       if (m.test(out)) out = m.replace(out, '[REDACTED]')
     }
     return out
+  }
+  const cleanOutside = (template: string, tokens: string): boolean => {
+    for (const s of o.secrets) {
+      if (s.length < 8) continue
+      const k = knownOf(s)
+      if (!k.tokensSuffice) return false
+      if (k.template !== template) {
+        k.templateClean = !k.matcher.test(template)
+        k.template = template
+      }
+      if (!k.templateClean || k.matcher.test(tokens)) return false
+    }
+    return true
   }
   const options: pino.LoggerOptions = {
     level: o.level,
@@ -164,7 +198,7 @@ export function createLogger (o: LoggerOptions): Logger {
     : o.pretty === true && prettyInstalled()
       ? pino({ ...options, transport: { target: 'pino-pretty', options: { destination: 1 } } })
       : pino(options, stdoutDestination())
-  Object.defineProperty(logger, SCRUB, { value: scrub })
+  Object.defineProperty(logger, SCRUB, { value: { line: scrub, cleanOutside } satisfies Scrubber })
   return logger
 }
 

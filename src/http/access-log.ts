@@ -11,8 +11,10 @@
 // The line is the one pino would write, built from its fixed fields straight into the logger's
 // stream: pino's generic path (the serializer, path redaction of an object that has no header in
 // it, a property walk) cost a read about a tenth of its instructions. The line still goes through
-// the logger's scrub of every secret form (src/core/logger.ts), and anything this path does not know
-// how to write (a mixin such as the trace id, a transport needing metadata) takes pino's path.
+// the logger's scrub of every secret form (src/core/logger.ts) — searched in the line's variable
+// tokens when every secret allows it (`cleanOutside`), the whole line otherwise — and anything
+// this path does not know how to write (a mixin such as the trace id, a transport needing
+// metadata) takes pino's path.
 import pino from 'pino'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { accessRequest, scrubberOf } from '../core/logger.js'
@@ -54,13 +56,33 @@ function writeDirect (log: PinoInternals, request: FastifyRequest, statusCode: n
   if (log[S.mixinSym] !== undefined && log[S.mixinSym] !== null) return false
   if (stream[S.needsMetadataGsym] === true || (log[S.nestedKeySym] !== null && log[S.nestedKeySym] !== undefined)) return false
   const r = accessRequest(request)
-  const line = (log[S.lsCacheSym] as Record<number, string>)[INFO]! + (log[S.timeSym] as () => string)() + (log[S.chindingsSym] as string) +
-    ',"req":{"method":' + JSON.stringify(r.method) + ',"url":' + JSON.stringify(r.url) +
-    (r.route === undefined ? '' : ',"route":' + JSON.stringify(r.route)) +
-    (r.remoteAddress === undefined ? '' : ',"remoteAddress":' + JSON.stringify(r.remoteAddress)) +
+  const prefix = (log[S.lsCacheSym] as Record<number, string>)[INFO]!
+  const end = log[S.endSym] as string
+  const time = (log[S.timeSym] as () => string)()
+  const chindings = log[S.chindingsSym] as string
+  const method = JSON.stringify(r.method)
+  const url = JSON.stringify(r.url)
+  const route = r.route === undefined ? undefined : JSON.stringify(r.route)
+  const address = r.remoteAddress === undefined ? undefined : JSON.stringify(r.remoteAddress)
+  const line = prefix + time + chindings +
+    ',"req":{"method":' + method + ',"url":' + url +
+    (route === undefined ? '' : ',"route":' + route) +
+    (address === undefined ? '' : ',"remoteAddress":' + address) +
     (r.remotePort === undefined ? '' : ',"remotePort":' + String(r.remotePort)) +
     '},"res":{"statusCode":' + String(statusCode) + '},"responseTime":' + String(responseTime) +
-    ',"msg":"request completed"' + (log[S.endSym] as string)
-  stream.write(scrub(line))
+    ',"msg":"request completed"' + end
+  // what varies is the time (a number, or pino's own string), the bindings, four strings and three numbers
+  const tokens = time + chindings + method + url + (route ?? '') + (address ?? '')
+  stream.write(scrub.cleanOutside(templateOf(prefix, end), tokens) ? line : scrub.line(line))
   return true
+}
+
+let template: { prefix: string; end: string; text: string } | undefined
+
+/** the access line with every token empty and every number 0 (Scrubber.cleanOutside), kept per level prefix and line end */
+function templateOf (prefix: string, end: string): string {
+  if (template?.prefix !== prefix || template.end !== end) {
+    template = { prefix, end, text: prefix + ',"req":{"method":,"url":,"route":,"remoteAddress":,"remotePort":0},"res":{"statusCode":0},"responseTime":0,"msg":"request completed"' + end }
+  }
+  return template.text
 }

@@ -1,0 +1,86 @@
+// The access line is searched for the secrets in its variable tokens only, when every secret
+// allows it (Scrubber.cleanOutside, docs/design.md#hot-path): this holds that search equal to the
+// whole line's. Over arbitrary secrets — printable, digits alone (a form the time can hold), with
+// JSON's structure in them, or a piece of the line's own fixed text — and requests that plant the
+// secret's forms in the path, the method, the peer, the request id, the time and the numbers (a
+// secret of the line's own numbers and structure, which only the structure rule keeps whole): the
+// line written is byte for byte the unscrubbed line through the full scrub. The same line is made
+// twice at one frozen clock, once by a logger that knows no secret.
+import fc from 'fast-check'
+import type pino from 'pino'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { AccessLog } from '../../src/http/access-log.js'
+import { createLogger, scrubberOf } from '../../src/core/logger.js'
+
+afterEach(() => { vi.useRealTimers() })
+
+const printable = (min: number, max: number): fc.Arbitrary<string> =>
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: min, maxLength: max })
+const digits = fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 8, maxLength: 16 })
+const FIXED = ['request completed', 'remoteAddress', '"statusCode":', '"responseTime":0', 'remotePort":0}']
+const secretArb = fc.oneof(printable(8, 28), digits, fc.constantFrom(...FIXED), printable(8, 20).map((s) => `${s}",:`))
+
+/** text that may carry the secret, one of its forms or a piece of it */
+const planted = (secret: string): fc.Arbitrary<string> => {
+  const b = Buffer.from(secret)
+  const form = fc.constantFrom(secret, encodeURIComponent(secret), b.toString('hex'), b.toString('base64'), b.toString('base64url'), secret.slice(1), `x${secret}y`)
+  return fc.array(fc.oneof(form, printable(0, 10)), { maxLength: 3 }).map((parts) => parts.join(''))
+}
+
+interface Case { secret: string; method: string; path: string; route: string | undefined; ip: string | undefined; port: number | undefined; reqId: string; status: number; elapsed: number; now: number }
+
+/** secrets made of the line's own numbers and structure: only the structure rule keeps them out of the token search */
+const numeric = fc.record({ status: fc.integer({ min: 100, max: 599 }), whole: fc.integer({ min: 1000, max: 9_999_999 }), frac: fc.integer({ min: 100, max: 999 }) })
+  .chain(({ status, whole, frac }) => fc.constantFrom(`${whole}.${frac}`, `:${status}},"responseTime":${whole}`, `${status}},"responseTime`)
+    .map((secret) => ({ secret, status, elapsed: Number(`${whole}.${frac}`) })))
+
+const caseArb = fc.oneof(secretArb.chain((secret) => fc.record({
+  secret: fc.constant(secret),
+  method: fc.oneof(fc.constantFrom('GET', 'POST'), planted(secret)),
+  path: planted(secret).map((p) => `/v1/tasks/${p}`),
+  route: fc.option(fc.oneof(fc.constant('/v1/tasks/:taskId'), planted(secret)), { nil: undefined }),
+  ip: fc.option(fc.oneof(fc.constant('127.0.0.1'), planted(secret)), { nil: undefined }),
+  port: fc.option(fc.integer({ min: 0, max: 65535 }), { nil: undefined }),
+  reqId: fc.oneof(fc.uuid(), planted(secret)),
+  status: fc.integer({ min: 100, max: 599 }),
+  elapsed: fc.double({ min: 0, max: 1e7, noNaN: true }),
+  // a time whose digits may hold a secret of digits
+  now: fc.oneof(fc.integer({ min: 0, max: 9_999_999_999_999 }), fc.constant(Number(secret.replace(/\D/g, '').slice(0, 13) || '0')))
+})), numeric.map(({ secret, status, elapsed }): Case => ({ secret, method: 'GET', path: '/v1/tasks/t-1', route: '/v1/tasks/:taskId', ip: '127.0.0.1', port: 5000, reqId: 'r-1', status, elapsed, now: 1_764_790_000_123 })))
+
+/** the line one logger writes for the case, at the case's frozen time */
+function lineOf (c: Case, secrets: Set<string>): string {
+  const written: string[] = []
+  const destination = { write: (s: string) => { written.push(s) } } as unknown as pino.DestinationStream
+  const log = createLogger({ level: 'info', secrets, destination }).child({ reqId: c.reqId })
+  const request = { method: c.method, url: c.path, routeOptions: { url: c.route }, ip: c.ip, socket: { remotePort: c.port } } as unknown as FastifyRequest
+  const reply = { log, statusCode: c.status, elapsedTime: c.elapsed } as unknown as FastifyReply
+  vi.useFakeTimers({ now: c.now, toFake: ['Date'] })
+  new AccessLog(true).requestCompleted(null, request, reply)
+  vi.useRealTimers()
+  expect(written).toHaveLength(1)
+  return written[0]!
+}
+
+describe('the access line\'s scrub', () => {
+  it('searching its variable tokens writes exactly what searching the whole line writes', () => {
+    fc.assert(fc.property(caseArb, (c) => {
+      const secrets = new Set([c.secret])
+      const raw = lineOf(c, new Set())
+      const full = scrubberOf(createLogger({ level: 'info', secrets, destination: { write: () => {} } as unknown as pino.DestinationStream }))!.line(raw)
+      expect(lineOf(c, secrets)).toBe(full)
+    }), { numRuns: 1000 })
+  })
+
+  it('the tokens alone are searched when the secret allows it, and the whole line when it holds JSON\'s structure or digits alone', () => {
+    const scrub = (secret: string): NonNullable<ReturnType<typeof scrubberOf>> =>
+      scrubberOf(createLogger({ level: 'info', secrets: new Set([secret]), destination: { write: () => {} } as unknown as pino.DestinationStream }))!
+    const template = '{"level":30,"req":{"method":,"url":},"msg":"request completed"}\n'
+    expect(scrub('Zq3vQ8sL1xT7mN2pR5wY9kB4').cleanOutside(template, '"GET""/v1/tasks/t-1"')).toBe(true)
+    expect(scrub('Zq3vQ8sL1xT7mN2pR5wY9kB4').cleanOutside(template, '"GET""/v1/tasks/Zq3vQ8sL1xT7mN2pR5wY9kB4"')).toBe(false)
+    expect(scrub('12345678901234').cleanOutside(template, '"GET"')).toBe(false)
+    expect(scrub('abc",:defghijkl').cleanOutside(template, '"GET"')).toBe(false)
+    expect(scrub('request completed').cleanOutside(template, '"GET"')).toBe(false)
+  })
+})
