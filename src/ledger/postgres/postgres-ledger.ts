@@ -34,6 +34,7 @@ export interface PostgresLedgerOptions {
 
 /** the first key of the campaign locks' advisory keys (pg_advisory_lock(int4, int4)) */
 const LOCK_NAMESPACE = 726_011
+const TRY_LOCK = 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok'
 /** the server's clock in ms since the epoch, shifted by the parameter it names (docs/design.md#one-clock) */
 const nowMs = (param: string): string => `((extract(epoch from clock_timestamp()) * 1000)::bigint + ${param}::bigint)`
 /** a store call that waits longer than this is a failure (ledger_unavailable), not a hang */
@@ -342,6 +343,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
       const local = await locks.lock(campaignId, waitMs)
       if (local === undefined) return undefined
       let client: pg.PoolClient | undefined
+      let timeoutSet = false
       const onHeldError = heldErrorHandler()
       try {
         // every lock connection busy: wait for one within the same bound, else the campaign is busy
@@ -353,10 +355,15 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         // a held lock's session may die (a restart, pg_terminate_backend): the server then
         // releases the lock; the client's error must not crash the process
         client.on('error', onHeldError)
-        // lock_timeout bounds the wait for the advisory lock; 0 would mean no bound at all
-        const left = Math.max(1, waitMs - (Date.now() - started))
-        await client.query(`SET lock_timeout = ${left}`)
-        await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [LOCK_NAMESPACE, campaignId])
+        // a free lock is taken in one round trip; the server queues a try behind any waiter, so it
+        // never jumps another replica's turn. Only a held one is waited for, under lock_timeout
+        // (0 would mean no bound at all), set for that wait and reset at release
+        if ((await client.query<{ ok: boolean }>(TRY_LOCK, [LOCK_NAMESPACE, campaignId])).rows[0]?.ok !== true) {
+          const left = Math.max(1, waitMs - (Date.now() - started))
+          timeoutSet = true
+          await client.query(`SET lock_timeout = ${left}`)
+          await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [LOCK_NAMESPACE, campaignId])
+        }
       } catch (err) {
         const timedOut = (err as { code?: string }).code === '55P03'
         client?.off('error', onHeldError)
@@ -372,7 +379,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         released = true
         try {
           await held.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_NAMESPACE, campaignId])
-          await held.query('RESET lock_timeout')
+          if (timeoutSet) await held.query('RESET lock_timeout')
           held.off('error', onHeldError)
           held.release()
         } catch {
