@@ -204,11 +204,12 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     kind: 'postgres',
     singleWriter: false,
     now: async () => (await one<{ now: number }>(`SELECT ${nowMs('$1')} AS now`, [shift()]))!.now,
+    // one statement, so one snapshot: the generation and the oldest unresolved record as of one moment
     ticket: async (campaignId) => {
-      const generation = (await one<{ generation: number }>('SELECT generation FROM campaign_generations WHERE campaign_id = $1', [campaignId]))?.generation ?? 0
-      const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
-        WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1`, [campaignId])
-      return { campaignId, generation, blocker: row === undefined ? undefined : toRecord(row) }
+      const row = (await one<RecordRow & { generation: number | null }>(`SELECT (SELECT generation FROM campaign_generations WHERE campaign_id = $1) AS generation, r.*
+        FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT ${RECORD_COLUMNS} FROM mutation_records
+          WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1) AS r ON true`, [campaignId]))!
+      return { campaignId, generation: row.generation ?? 0, blocker: row.request_id === null ? undefined : toRecord(row) }
     },
     insertPending: async (r, ticket, o = {}) => {
       if (await one('SELECT 1 FROM mutation_records WHERE request_id = $1', [r.requestId]) !== undefined) return 'exists'
