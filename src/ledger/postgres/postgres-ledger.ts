@@ -35,6 +35,7 @@ export interface PostgresLedgerOptions {
 /** the first key of the campaign locks' advisory keys (pg_advisory_lock(int4, int4)) */
 const LOCK_NAMESPACE = 726_011
 const TRY_LOCK = 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok'
+const ENSURE_GENERATION = 'INSERT INTO campaign_generations (campaign_id, generation) VALUES ($1, 0) ON CONFLICT (campaign_id) DO NOTHING'
 /** the server's clock in ms since the epoch, shifted by the parameter it names (docs/design.md#one-clock) */
 const nowMs = (param: string): string => `((extract(epoch from clock_timestamp()) * 1000)::bigint + ${param}::bigint)`
 /** a store call that waits longer than this is a failure (ledger_unavailable), not a hang */
@@ -137,56 +138,47 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
   }
 
   /**
-   * The checks that serialise a campaign, then the write, in one transaction that holds the
-   * campaign's generation row (docs/design.md#serialisation): every other insert of the campaign
-   * waits for it, and sees its record once it commits. The unique index on pending records is
-   * the store's last word: a second pending record of a campaign cannot be written at all.
+   * The checks that serialise a campaign, then the write, as one statement (docs/design.md#serialisation):
+   * it holds the campaign's generation row FOR UPDATE, so every other insert of the campaign waits
+   * for it; a waiter then reads the row's newest version (READ COMMITTED) and finds the generation
+   * moved. Its other reads see the statement's snapshot, taken before that wait — enough, because
+   * whatever makes a record pending also moves the generation, and a record seen still pending or
+   * ambiguous only refuses. The unique index on pending records is the store's last word: a second
+   * pending record of a campaign cannot be written at all. `write` is a data-modifying CTE named
+   * `written` that writes only while `refused` (the checks' verdict, null: none) is null; its own
+   * parameters start at $5 ($1 campaign, $2 the ticket's generation, $3 fence, $4 request id).
+   *
+   * One statement is one transaction: it commits whole or not at all, so a connection lost under it
+   * is tried once more like any other (`q`). A repeat after a lost commit finds the request id used
+   * and answers 'exists' — the safe side: nothing is sent, the pending record is swept ambiguous.
    */
-  async function serialised (ticket: CampaignTicket, fence: boolean, write: (c: pg.PoolClient) => Promise<boolean>, again = true): Promise<InsertResult> {
-    const c = await pool.connect()
-    // the pool takes its idle listener off a client it hands out: a session that dies between two
-    // of this transaction's statements would otherwise be an unhandled 'error', a crash. The next
-    // statement fails instead, and the failure below says what happens
-    const onError = (err: Error & { code?: string }): void => { opts.logger?.warn({ code: err.code }, 'ledger connection lost inside the insert\'s transaction') }
-    c.on('error', onError)
-    // until COMMIT is sent nothing can have been written: a dead connection may be tried once more
-    let committing = false
-    let failure: unknown
+  async function serialised (ticket: CampaignTicket, fence: boolean, requestId: string, write: { text: string; values: unknown[]; existsFirst: boolean }): Promise<InsertResult> {
+    // a campaign whose generation was never written: the row to lock must exist first (a
+    // generation of 0 reads the same as none, and no other write of it can be lost)
+    if (ticket.generation === 0) await q(ENSURE_GENERATION, [ticket.campaignId])
     try {
-      await c.query('BEGIN')
-      await c.query('INSERT INTO campaign_generations (campaign_id, generation) VALUES ($1, 0) ON CONFLICT (campaign_id) DO NOTHING', [ticket.campaignId])
-      const generation = (await c.query<{ generation: number }>('SELECT generation FROM campaign_generations WHERE campaign_id = $1 FOR UPDATE', [ticket.campaignId])).rows[0]?.generation ?? 0
-      let result: InsertResult
-      if (generation !== ticket.generation) result = 'moved'
-      else {
-        const open = (await c.query<{ state: string }>(`SELECT state FROM mutation_records
-          WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY state = 'pending' DESC LIMIT 1`, [ticket.campaignId])).rows[0]?.state
-        if (open === 'pending' || (open === 'ambiguous' && !fence)) result = 'blocked'
-        else if (!(await write(c))) result = 'exists'
-        else {
-          await c.query('UPDATE campaign_generations SET generation = generation + 1 WHERE campaign_id = $1', [ticket.campaignId])
-          result = 'inserted'
-        }
-      }
-      committing = true
-      await c.query(result === 'inserted' ? 'COMMIT' : 'ROLLBACK')
-      return result
+      const row = await one<{ result: InsertResult }>(`WITH gen AS (
+          SELECT generation FROM campaign_generations WHERE campaign_id = $1 FOR UPDATE
+        ), open AS (
+          SELECT state FROM mutation_records WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY state = 'pending' DESC LIMIT 1
+        ), verdict AS (
+          SELECT CASE
+            WHEN ${write.existsFirst ? 'EXISTS (SELECT 1 FROM mutation_records WHERE request_id = $4)' : 'false'} THEN 'exists'
+            WHEN (SELECT generation FROM gen) IS DISTINCT FROM $2::bigint THEN 'moved'
+            WHEN (SELECT state FROM open) = 'pending' OR ((SELECT state FROM open) = 'ambiguous' AND NOT $3::boolean) THEN 'blocked'
+          END AS refused
+        ), written AS (${write.text}
+        ), bumped AS (
+          UPDATE campaign_generations SET generation = generation + 1 WHERE campaign_id = $1 AND EXISTS (SELECT 1 FROM written)
+        )
+        SELECT coalesce((SELECT refused FROM verdict), CASE WHEN EXISTS (SELECT 1 FROM written) THEN 'inserted' ELSE 'exists' END) AS result`,
+      [ticket.campaignId, ticket.generation, fence, requestId, ...write.values])
+      return row!.result
     } catch (err) {
-      failure = err
-      await c.query('ROLLBACK').catch(() => undefined)
-    } finally {
-      // a broken client is destroyed with its listener on (it may still report its end); a
-      // healthy one goes back to the pool, which listens to it again
-      if (failure === undefined) c.off('error', onError)
-      c.release(failure !== undefined)
+      // the unique index on pending records refused a second one: the campaign is busy
+      if ((err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'mutation_records_one_pending') return 'blocked'
+      throw err
     }
-    // the unique index on pending records refused a second one: the campaign is busy
-    if ((failure as { code?: string }).code === '23505' && (failure as { constraint?: string }).constraint === 'mutation_records_one_pending') return 'blocked'
-    if (again && !committing && connectionLost(failure)) {
-      opts.logger?.warn({ code: (failure as { code?: string }).code }, 'ledger connection lost before the insert committed; trying once more on another')
-      return await serialised(ticket, fence, write, false)
-    }
-    throw failure
   }
 
   /** compare-and-set from pending, one row at a time: each gets its own replayable answer */
@@ -211,21 +203,26 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
           WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1) AS r ON true`, [campaignId]))!
       return { campaignId, generation: row.generation ?? 0, blocker: row.request_id === null ? undefined : toRecord(row) }
     },
-    insertPending: async (r, ticket, o = {}) => {
-      if (await one('SELECT 1 FROM mutation_records WHERE request_id = $1', [r.requestId]) !== undefined) return 'exists'
-      // the deadline on the server's clock, read in the insert itself (docs/design.md#one-clock)
-      return await serialised(ticket, o.fence === true, async (c) => (await c.query(`INSERT INTO mutation_records
-        (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${nowMs('$11')} + $9, $10, 'pending', $10)
-        ON CONFLICT (request_id) DO NOTHING`,
-      [r.requestId, r.campaignId, r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.waitMs, r.createdAt, shift()])).rowCount === 1)
-    },
+    // the deadline on the server's clock, read in the insert itself (docs/design.md#one-clock)
+    insertPending: async (r, ticket, o = {}) => await serialised(ticket, o.fence === true, r.requestId, {
+      existsFirst: true,
+      text: `INSERT INTO mutation_records
+          (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
+          SELECT $4, $1, $5, $6, $7, $8, $9::bigint, $10, ${nowMs('$13')} + $11::bigint, $12::bigint, 'pending', $12::bigint
+          WHERE (SELECT refused FROM verdict) IS NULL
+          ON CONFLICT (request_id) DO NOTHING RETURNING 1`,
+      values: [r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.waitMs, r.createdAt, shift()]
+    }),
     // only a record that provably never left (upstream_unavailable is written for nothing sent alone)
-    retryUnsent: async (requestId, r, ticket) => await serialised(ticket, false, async (c) => (await c.query(`UPDATE mutation_records
-      SET state = 'pending', owner = $2, deadline = ${nowMs('$6')} + $3, controller_epoch = $4, params = $7, answer = NULL, outcome_code = NULL,
-        pruned_at = NULL, updated_at = $5
-      WHERE request_id = $1 AND state = 'rejected' AND outcome_code = 'upstream_unavailable'`,
-    [requestId, r.owner, r.waitMs, r.controllerEpoch, r.at, shift(), toJson(r.params)])).rowCount === 1),
+    retryUnsent: async (requestId, r, ticket) => await serialised(ticket, false, requestId, {
+      existsFirst: false,
+      text: `UPDATE mutation_records
+          SET state = 'pending', owner = $5, deadline = ${nowMs('$9')} + $6::bigint, controller_epoch = $7::bigint, params = $10, answer = NULL, outcome_code = NULL,
+            pruned_at = NULL, updated_at = $8::bigint
+          WHERE request_id = $4 AND state = 'rejected' AND outcome_code = 'upstream_unavailable' AND (SELECT refused FROM verdict) IS NULL
+          RETURNING 1`,
+      values: [r.owner, r.waitMs, r.controllerEpoch, r.at, shift(), toJson(r.params)]
+    }),
     get: async (requestId) => {
       const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = $1`, [requestId])
       return row === undefined ? undefined : toRecord(row)
