@@ -35,6 +35,7 @@ export interface PostgresLedgerOptions {
 /** the first key of the campaign locks' advisory keys (pg_advisory_lock(int4, int4)) */
 const LOCK_NAMESPACE = 726_011
 const TRY_LOCK = 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok'
+const UNLOCK = 'SELECT pg_advisory_unlock($1, hashtext($2))'
 const ENSURE_GENERATION = 'INSERT INTO campaign_generations (campaign_id, generation) VALUES ($1, 0) ON CONFLICT (campaign_id) DO NOTHING'
 /** the server's clock in ms since the epoch, shifted by the parameter it names (docs/design.md#one-clock) */
 const nowMs = (param: string): string => `((extract(epoch from clock_timestamp()) * 1000)::bigint + ${param}::bigint)`
@@ -43,10 +44,28 @@ const STATEMENT_TIMEOUT_MS = 5000
 const CONNECT_TIMEOUT_MS = 3000
 
 // BIGINT columns come back as numbers: every one holds ms since the epoch, an epoch or a
-// sequence, all far below 2^53
+// sequence, all far below 2^53. pg asks for a parser per column of every result: one function
+const bigintAsNumber = (v: string): number => Number(v)
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')
+    oid === 20 ? bigintAsNumber : pg.types.getTypeParser(oid, format as 'text')
+}
+
+/**
+ * Every statement is prepared once per session, by name (pg's `{ name, text }`): the server parses
+ * and plans it once, and the client stops sending its text — the insert's is over a kilobyte. The
+ * texts are this module's constants, so the names stay few. Result columns are always listed, never
+ * a table's `*`: a prepared statement whose result shape changed under it (a newer replica's
+ * migration adding a column) would fail on that session until it closed.
+ */
+const statementNames = new Map<string, string>()
+function prepared (text: string, values: unknown[]): pg.QueryConfig {
+  let name = statementNames.get(text)
+  if (name === undefined) {
+    name = `oogw_${statementNames.size}`
+    statementNames.set(text, name)
+  }
+  return { name, text, values }
 }
 
 /** the session died under the statement (not a refusal by the server, not a timeout) */
@@ -109,11 +128,11 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
    */
   const q = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> => {
     try {
-      return await pool.query<R>(text, values)
+      return await pool.query<R>(prepared(text, values))
     } catch (err) {
       if (!connectionLost(err)) throw err
       opts.logger?.warn({ code: (err as { code?: string }).code }, 'ledger connection lost mid-statement; trying once more on another')
-      return await pool.query<R>(text, values)
+      return await pool.query<R>(prepared(text, values))
     }
   }
   const one = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R | undefined> => (await q<R>(text, values)).rows[0]
@@ -263,7 +282,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     countAmbiguous: async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM mutation_records WHERE state = \'ambiguous\''))?.n ?? 0,
 
     getLease: async (campaignId) => {
-      const row = await one<LeaseRow>('SELECT * FROM campaign_leases WHERE campaign_id = $1', [campaignId])
+      const row = await one<LeaseRow>('SELECT campaign_id, known, controller_id, epoch, expires_at, max_epoch_seen, updated_at FROM campaign_leases WHERE campaign_id = $1', [campaignId])
       return row === undefined ? undefined : toLease(row)
     },
     putLease: async (campaignId, lease, at) => {
@@ -282,7 +301,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     forgetAllLeases: async (at) => { await q('UPDATE campaign_leases SET known = false, updated_at = $1 WHERE known', [at]) },
 
     getBoundTask: async (campaignId) => {
-      const row = await one<BoundTaskRow>('SELECT * FROM bound_tasks WHERE campaign_id = $1', [campaignId])
+      const row = await one<BoundTaskRow>('SELECT campaign_id, task_id, request_id, bound_at FROM bound_tasks WHERE campaign_id = $1', [campaignId])
       return row === undefined ? undefined : toBoundTask(row)
     },
     setBoundTask: async (b) => {
@@ -356,7 +375,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         // a free lock is taken in one round trip; the server queues a try behind any waiter, so it
         // never jumps another replica's turn. Only a held one is waited for, under lock_timeout
         // (0 would mean no bound at all), set for that wait and reset at release
-        if ((await client.query<{ ok: boolean }>(TRY_LOCK, [LOCK_NAMESPACE, campaignId])).rows[0]?.ok !== true) {
+        if ((await client.query<{ ok: boolean }>(prepared(TRY_LOCK, [LOCK_NAMESPACE, campaignId]))).rows[0]?.ok !== true) {
           const left = Math.max(1, waitMs - (Date.now() - started))
           timeoutSet = true
           await client.query(`SET lock_timeout = ${left}`)
@@ -376,7 +395,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         if (released) return
         released = true
         try {
-          await held.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_NAMESPACE, campaignId])
+          await held.query(prepared(UNLOCK, [LOCK_NAMESPACE, campaignId]))
           if (timeoutSet) await held.query('RESET lock_timeout')
           held.off('error', onHeldError)
           held.release()
