@@ -39,6 +39,53 @@ const UNLOCK = 'SELECT pg_advisory_unlock($1, hashtext($2))'
 const ENSURE_GENERATION = 'INSERT INTO campaign_generations (campaign_id, generation) VALUES ($1, 0) ON CONFLICT (campaign_id) DO NOTHING'
 /** the server's clock in ms since the epoch, shifted by the parameter it names (docs/design.md#one-clock) */
 const nowMs = (param: string): string => `((extract(epoch from clock_timestamp()) * 1000)::bigint + ${param}::bigint)`
+
+/**
+ * The checks that serialise a campaign, then `write`, as one statement (docs/design.md#serialisation):
+ * it holds the campaign's generation row FOR UPDATE, so every other insert of the campaign waits
+ * for it; a waiter then reads the row's newest version (READ COMMITTED) and finds the generation
+ * moved. Its other reads see the statement's snapshot, taken before that wait — enough, because
+ * whatever makes a record pending also moves the generation, and a record seen still pending or
+ * ambiguous only refuses. The unique index on pending records is the store's last word: a second
+ * pending record of a campaign cannot be written at all. `write` is a data-modifying CTE that
+ * writes only while `refused` (the checks' verdict, null: none) is null; its own parameters start
+ * at $5 ($1 campaign, $2 the ticket's generation, $3 fence, $4 request id).
+ */
+const serialisedStatement = (existsFirst: boolean, write: string): string => `WITH gen AS (
+    SELECT generation FROM campaign_generations WHERE campaign_id = $1 FOR UPDATE
+  ), open AS (
+    SELECT state FROM mutation_records WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY state = 'pending' DESC LIMIT 1
+  ), verdict AS (
+    SELECT CASE
+      WHEN ${existsFirst ? 'EXISTS (SELECT 1 FROM mutation_records WHERE request_id = $4)' : 'false'} THEN 'exists'
+      WHEN (SELECT generation FROM gen) IS DISTINCT FROM $2::bigint THEN 'moved'
+      WHEN (SELECT state FROM open) = 'pending' OR ((SELECT state FROM open) = 'ambiguous' AND NOT $3::boolean) THEN 'blocked'
+    END AS refused
+  ), written AS (${write}
+  ), bumped AS (
+    UPDATE campaign_generations SET generation = generation + 1 WHERE campaign_id = $1 AND EXISTS (SELECT 1 FROM written)
+  )
+  SELECT coalesce((SELECT refused FROM verdict), CASE WHEN EXISTS (SELECT 1 FROM written) THEN 'inserted' ELSE 'exists' END) AS result`
+
+// the hot path's statements, built once: a text built per call is also hashed per call to find its name
+// the deadline on the server's clock, read in the insert itself (docs/design.md#one-clock)
+const INSERT_PENDING = serialisedStatement(true, `INSERT INTO mutation_records
+    (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
+    SELECT $4, $1, $5, $6, $7, $8, $9::bigint, $10, ${nowMs('$13')} + $11::bigint, $12::bigint, 'pending', $12::bigint
+    WHERE (SELECT refused FROM verdict) IS NULL
+    ON CONFLICT (request_id) DO NOTHING RETURNING 1`)
+// only a record that provably never left (upstream_unavailable is written for nothing sent alone)
+const RETRY_UNSENT = serialisedStatement(false, `UPDATE mutation_records
+    SET state = 'pending', owner = $5, deadline = ${nowMs('$9')} + $6::bigint, controller_epoch = $7::bigint, params = $10, answer = NULL, outcome_code = NULL,
+      pruned_at = NULL, updated_at = $8::bigint
+    WHERE request_id = $4 AND state = 'rejected' AND outcome_code = 'upstream_unavailable' AND (SELECT refused FROM verdict) IS NULL
+    RETURNING 1`)
+const RECORD_BY_ID = `SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = $1`
+// one statement, so one snapshot: the generation and the oldest unresolved record as of one moment
+const TICKET = `SELECT (SELECT generation FROM campaign_generations WHERE campaign_id = $1) AS generation, r.*
+  FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT ${RECORD_COLUMNS} FROM mutation_records
+    WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1) AS r ON true`
+
 /** a store call that waits longer than this is a failure (ledger_unavailable), not a hang */
 const STATEMENT_TIMEOUT_MS = 5000
 const CONNECT_TIMEOUT_MS = 3000
@@ -157,42 +204,17 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
   }
 
   /**
-   * The checks that serialise a campaign, then the write, as one statement (docs/design.md#serialisation):
-   * it holds the campaign's generation row FOR UPDATE, so every other insert of the campaign waits
-   * for it; a waiter then reads the row's newest version (READ COMMITTED) and finds the generation
-   * moved. Its other reads see the statement's snapshot, taken before that wait — enough, because
-   * whatever makes a record pending also moves the generation, and a record seen still pending or
-   * ambiguous only refuses. The unique index on pending records is the store's last word: a second
-   * pending record of a campaign cannot be written at all. `write` is a data-modifying CTE named
-   * `written` that writes only while `refused` (the checks' verdict, null: none) is null; its own
-   * parameters start at $5 ($1 campaign, $2 the ticket's generation, $3 fence, $4 request id).
-   *
-   * One statement is one transaction: it commits whole or not at all, so a connection lost under it
-   * is tried once more like any other (`q`). A repeat after a lost commit finds the request id used
-   * and answers 'exists' — the safe side: nothing is sent, the pending record is swept ambiguous.
+   * An insert or retry under the campaign's checks (`serialisedStatement`). One statement is one
+   * transaction: it commits whole or not at all, so a connection lost under it is tried once more
+   * like any other (`q`). A repeat after a lost commit finds the request id used and answers
+   * 'exists' — the safe side: nothing is sent, and the pending record is swept ambiguous.
    */
-  async function serialised (ticket: CampaignTicket, fence: boolean, requestId: string, write: { text: string; values: unknown[]; existsFirst: boolean }): Promise<InsertResult> {
+  async function serialised (ticket: CampaignTicket, fence: boolean, requestId: string, text: string, values: unknown[]): Promise<InsertResult> {
     // a campaign whose generation was never written: the row to lock must exist first (a
     // generation of 0 reads the same as none, and no other write of it can be lost)
     if (ticket.generation === 0) await q(ENSURE_GENERATION, [ticket.campaignId])
     try {
-      const row = await one<{ result: InsertResult }>(`WITH gen AS (
-          SELECT generation FROM campaign_generations WHERE campaign_id = $1 FOR UPDATE
-        ), open AS (
-          SELECT state FROM mutation_records WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY state = 'pending' DESC LIMIT 1
-        ), verdict AS (
-          SELECT CASE
-            WHEN ${write.existsFirst ? 'EXISTS (SELECT 1 FROM mutation_records WHERE request_id = $4)' : 'false'} THEN 'exists'
-            WHEN (SELECT generation FROM gen) IS DISTINCT FROM $2::bigint THEN 'moved'
-            WHEN (SELECT state FROM open) = 'pending' OR ((SELECT state FROM open) = 'ambiguous' AND NOT $3::boolean) THEN 'blocked'
-          END AS refused
-        ), written AS (${write.text}
-        ), bumped AS (
-          UPDATE campaign_generations SET generation = generation + 1 WHERE campaign_id = $1 AND EXISTS (SELECT 1 FROM written)
-        )
-        SELECT coalesce((SELECT refused FROM verdict), CASE WHEN EXISTS (SELECT 1 FROM written) THEN 'inserted' ELSE 'exists' END) AS result`,
-      [ticket.campaignId, ticket.generation, fence, requestId, ...write.values])
-      return row!.result
+      return (await one<{ result: InsertResult }>(text, [ticket.campaignId, ticket.generation, fence, requestId, ...values]))!.result
     } catch (err) {
       // the unique index on pending records refused a second one: the campaign is busy
       if ((err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'mutation_records_one_pending') return 'blocked'
@@ -215,35 +237,16 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     kind: 'postgres',
     singleWriter: false,
     now: async () => (await one<{ now: number }>(`SELECT ${nowMs('$1')} AS now`, [shift()]))!.now,
-    // one statement, so one snapshot: the generation and the oldest unresolved record as of one moment
     ticket: async (campaignId) => {
-      const row = (await one<RecordRow & { generation: number | null }>(`SELECT (SELECT generation FROM campaign_generations WHERE campaign_id = $1) AS generation, r.*
-        FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT ${RECORD_COLUMNS} FROM mutation_records
-          WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1) AS r ON true`, [campaignId]))!
+      const row = (await one<RecordRow & { generation: number | null }>(TICKET, [campaignId]))!
       return { campaignId, generation: row.generation ?? 0, blocker: row.request_id === null ? undefined : toRecord(row) }
     },
-    // the deadline on the server's clock, read in the insert itself (docs/design.md#one-clock)
-    insertPending: async (r, ticket, o = {}) => await serialised(ticket, o.fence === true, r.requestId, {
-      existsFirst: true,
-      text: `INSERT INTO mutation_records
-          (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
-          SELECT $4, $1, $5, $6, $7, $8, $9::bigint, $10, ${nowMs('$13')} + $11::bigint, $12::bigint, 'pending', $12::bigint
-          WHERE (SELECT refused FROM verdict) IS NULL
-          ON CONFLICT (request_id) DO NOTHING RETURNING 1`,
-      values: [r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.waitMs, r.createdAt, shift()]
-    }),
-    // only a record that provably never left (upstream_unavailable is written for nothing sent alone)
-    retryUnsent: async (requestId, r, ticket) => await serialised(ticket, false, requestId, {
-      existsFirst: false,
-      text: `UPDATE mutation_records
-          SET state = 'pending', owner = $5, deadline = ${nowMs('$9')} + $6::bigint, controller_epoch = $7::bigint, params = $10, answer = NULL, outcome_code = NULL,
-            pruned_at = NULL, updated_at = $8::bigint
-          WHERE request_id = $4 AND state = 'rejected' AND outcome_code = 'upstream_unavailable' AND (SELECT refused FROM verdict) IS NULL
-          RETURNING 1`,
-      values: [r.owner, r.waitMs, r.controllerEpoch, r.at, shift(), toJson(r.params)]
-    }),
+    insertPending: async (r, ticket, o = {}) => await serialised(ticket, o.fence === true, r.requestId, INSERT_PENDING,
+      [r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.waitMs, r.createdAt, shift()]),
+    retryUnsent: async (requestId, r, ticket) => await serialised(ticket, false, requestId, RETRY_UNSENT,
+      [r.owner, r.waitMs, r.controllerEpoch, r.at, shift(), toJson(r.params)]),
     get: async (requestId) => {
-      const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = $1`, [requestId])
+      const row = await one<RecordRow>(RECORD_BY_ID, [requestId])
       return row === undefined ? undefined : toRecord(row)
     },
     listByCampaign: async (campaignId, o = {}) => {
