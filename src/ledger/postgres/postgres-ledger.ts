@@ -86,6 +86,23 @@ const TICKET = `SELECT (SELECT generation FROM campaign_generations WHERE campai
   FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT ${RECORD_COLUMNS} FROM mutation_records
     WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1) AS r ON true`
 
+/**
+ * One statement: the binding in force, or the one made now — or, when another replica made one
+ * meanwhile, that one (a no-op update returns it), so a DELETE between an insert and a read cannot
+ * leave nothing to answer with. Every mutation binds its controller id, and nearly always finds it
+ * bound: a read then, with nothing to commit (the upsert wrote a row version and flushed the WAL
+ * on every mutation).
+ */
+const BIND_CONTROLLER = `WITH found AS (
+    SELECT controller_id, identity, caller, bound_at FROM controller_bindings WHERE controller_key = $1
+  ), made AS (
+    INSERT INTO controller_bindings (controller_key, controller_id, identity, caller, bound_at)
+    SELECT $1, $2, $3, $4, $5::bigint WHERE NOT EXISTS (SELECT 1 FROM found)
+    ON CONFLICT (controller_key) DO UPDATE SET controller_key = controller_bindings.controller_key
+    RETURNING controller_id, identity, caller, bound_at
+  )
+  SELECT controller_id, identity, caller, bound_at FROM found UNION ALL SELECT controller_id, identity, caller, bound_at FROM made`
+
 /** a store call that waits longer than this is a failure (ledger_unavailable), not a hang */
 const STATEMENT_TIMEOUT_MS = 5000
 const CONNECT_TIMEOUT_MS = 3000
@@ -328,11 +345,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         LIMIT $2)`, [before, limit, at])).rowCount ?? 0,
     countRecords: async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM mutation_records'))?.n ?? 0,
 
-    // one statement: the binding made now, or the one in force (a no-op update returns it), so a
-    // DELETE between an insert and a read cannot leave nothing to answer with
-    bindController: async (b) => toBinding((await one<BindingRow>(`INSERT INTO controller_bindings (controller_key, controller_id, identity, caller, bound_at)
-      VALUES ($1, $2, $3, $4, $5) ON CONFLICT (controller_key) DO UPDATE SET controller_key = controller_bindings.controller_key
-      RETURNING controller_id, identity, caller, bound_at`, [controllerKey(b.controllerId), b.controllerId, b.identity, b.caller, b.boundAt]))!),
+    bindController: async (b) => toBinding((await one<BindingRow>(BIND_CONTROLLER, [controllerKey(b.controllerId), b.controllerId, b.identity, b.caller, b.boundAt]))!),
     listControllerBindings: async () => (await q<BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings ORDER BY controller_key COLLATE "C"')).rows.map(toBinding),
     removeControllerBinding: async (controllerId) => ((await q('DELETE FROM controller_bindings WHERE controller_key = $1', [controllerKey(controllerId)])).rowCount ?? 0) === 1,
 
