@@ -34,17 +34,102 @@ export interface PostgresLedgerOptions {
 
 /** the first key of the campaign locks' advisory keys (pg_advisory_lock(int4, int4)) */
 const LOCK_NAMESPACE = 726_011
+const TRY_LOCK = 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok'
+const UNLOCK = 'SELECT pg_advisory_unlock($1, hashtext($2))'
+const ENSURE_GENERATION = 'INSERT INTO campaign_generations (campaign_id, generation) VALUES ($1, 0) ON CONFLICT (campaign_id) DO NOTHING'
 /** the server's clock in ms since the epoch, shifted by the parameter it names (docs/design.md#one-clock) */
 const nowMs = (param: string): string => `((extract(epoch from clock_timestamp()) * 1000)::bigint + ${param}::bigint)`
+
+/**
+ * The checks that serialise a campaign, then `write`, as one statement (docs/design.md#serialisation):
+ * it holds the campaign's generation row FOR UPDATE, so every other insert of the campaign waits
+ * for it; a waiter then reads the row's newest version (READ COMMITTED) and finds the generation
+ * moved. Its other reads see the statement's snapshot, taken before that wait — enough, because
+ * whatever makes a record pending also moves the generation, and a record seen still pending or
+ * ambiguous only refuses. The unique index on pending records is the store's last word: a second
+ * pending record of a campaign cannot be written at all. `write` is a data-modifying CTE that
+ * writes only while `refused` (the checks' verdict, null: none) is null; its own parameters start
+ * at $5 ($1 campaign, $2 the ticket's generation, $3 fence, $4 request id).
+ */
+const serialisedStatement = (existsFirst: boolean, write: string): string => `WITH gen AS (
+    SELECT generation FROM campaign_generations WHERE campaign_id = $1 FOR UPDATE
+  ), open AS (
+    SELECT state FROM mutation_records WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY state = 'pending' DESC LIMIT 1
+  ), verdict AS (
+    SELECT CASE
+      WHEN ${existsFirst ? 'EXISTS (SELECT 1 FROM mutation_records WHERE request_id = $4)' : 'false'} THEN 'exists'
+      WHEN (SELECT generation FROM gen) IS DISTINCT FROM $2::bigint THEN 'moved'
+      WHEN (SELECT state FROM open) = 'pending' OR ((SELECT state FROM open) = 'ambiguous' AND NOT $3::boolean) THEN 'blocked'
+    END AS refused
+  ), written AS (${write}
+  ), bumped AS (
+    UPDATE campaign_generations SET generation = generation + 1 WHERE campaign_id = $1 AND EXISTS (SELECT 1 FROM written)
+  )
+  SELECT coalesce((SELECT refused FROM verdict), CASE WHEN EXISTS (SELECT 1 FROM written) THEN 'inserted' ELSE 'exists' END) AS result`
+
+// the hot path's statements, built once: a text built per call is also hashed per call to find its name
+// the deadline on the server's clock, read in the insert itself (docs/design.md#one-clock)
+const INSERT_PENDING = serialisedStatement(true, `INSERT INTO mutation_records
+    (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
+    SELECT $4, $1, $5, $6, $7, $8, $9::bigint, $10, ${nowMs('$13')} + $11::bigint, $12::bigint, 'pending', $12::bigint
+    WHERE (SELECT refused FROM verdict) IS NULL
+    ON CONFLICT (request_id) DO NOTHING RETURNING 1`)
+// only a record that provably never left (upstream_unavailable is written for nothing sent alone)
+const RETRY_UNSENT = serialisedStatement(false, `UPDATE mutation_records
+    SET state = 'pending', owner = $5, deadline = ${nowMs('$9')} + $6::bigint, controller_epoch = $7::bigint, params = $10, answer = NULL, outcome_code = NULL,
+      pruned_at = NULL, updated_at = $8::bigint
+    WHERE request_id = $4 AND state = 'rejected' AND outcome_code = 'upstream_unavailable' AND (SELECT refused FROM verdict) IS NULL
+    RETURNING 1`)
+const RECORD_BY_ID = `SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = $1`
+// one statement, so one snapshot: the generation and the oldest unresolved record as of one moment
+const TICKET = `SELECT (SELECT generation FROM campaign_generations WHERE campaign_id = $1) AS generation, r.*
+  FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT ${RECORD_COLUMNS} FROM mutation_records
+    WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1) AS r ON true`
+
+/**
+ * One statement: the binding in force, or the one made now — or, when another replica made one
+ * meanwhile, that one (a no-op update returns it), so a DELETE between an insert and a read cannot
+ * leave nothing to answer with. Every mutation binds its controller id, and nearly always finds it
+ * bound: a read then, with nothing to commit (the upsert wrote a row version and flushed the WAL
+ * on every mutation).
+ */
+const BIND_CONTROLLER = `WITH found AS (
+    SELECT controller_id, identity, caller, bound_at FROM controller_bindings WHERE controller_key = $1
+  ), made AS (
+    INSERT INTO controller_bindings (controller_key, controller_id, identity, caller, bound_at)
+    SELECT $1, $2, $3, $4, $5::bigint WHERE NOT EXISTS (SELECT 1 FROM found)
+    ON CONFLICT (controller_key) DO UPDATE SET controller_key = controller_bindings.controller_key
+    RETURNING controller_id, identity, caller, bound_at
+  )
+  SELECT controller_id, identity, caller, bound_at FROM found UNION ALL SELECT controller_id, identity, caller, bound_at FROM made`
+
 /** a store call that waits longer than this is a failure (ledger_unavailable), not a hang */
 const STATEMENT_TIMEOUT_MS = 5000
 const CONNECT_TIMEOUT_MS = 3000
 
 // BIGINT columns come back as numbers: every one holds ms since the epoch, an epoch or a
-// sequence, all far below 2^53
+// sequence, all far below 2^53. pg asks for a parser per column of every result: one function
+const bigintAsNumber = (v: string): number => Number(v)
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')
+    oid === 20 ? bigintAsNumber : pg.types.getTypeParser(oid, format as 'text')
+}
+
+/**
+ * Every statement is prepared once per session, by name (pg's `{ name, text }`): the server parses
+ * and plans it once, and the client stops sending its text — the insert's is over a kilobyte. The
+ * texts are this module's constants, so the names stay few. Result columns are always listed, never
+ * a table's `*`: a prepared statement whose result shape changed under it (a newer replica's
+ * migration adding a column) would fail on that session until it closed.
+ */
+const statementNames = new Map<string, string>()
+function prepared (text: string, values: unknown[]): pg.QueryConfig {
+  let name = statementNames.get(text)
+  if (name === undefined) {
+    name = `oogw_${statementNames.size}`
+    statementNames.set(text, name)
+  }
+  return { name, text, values }
 }
 
 /** the session died under the statement (not a refusal by the server, not a timeout) */
@@ -107,11 +192,11 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
    */
   const q = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> => {
     try {
-      return await pool.query<R>(text, values)
+      return await pool.query<R>(prepared(text, values))
     } catch (err) {
       if (!connectionLost(err)) throw err
       opts.logger?.warn({ code: (err as { code?: string }).code }, 'ledger connection lost mid-statement; trying once more on another')
-      return await pool.query<R>(text, values)
+      return await pool.query<R>(prepared(text, values))
     }
   }
   const one = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R | undefined> => (await q<R>(text, values)).rows[0]
@@ -136,56 +221,22 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
   }
 
   /**
-   * The checks that serialise a campaign, then the write, in one transaction that holds the
-   * campaign's generation row (docs/design.md#serialisation): every other insert of the campaign
-   * waits for it, and sees its record once it commits. The unique index on pending records is
-   * the store's last word: a second pending record of a campaign cannot be written at all.
+   * An insert or retry under the campaign's checks (`serialisedStatement`). One statement is one
+   * transaction: it commits whole or not at all, so a connection lost under it is tried once more
+   * like any other (`q`). A repeat after a lost commit finds the request id used and answers
+   * 'exists' — the safe side: nothing is sent, and the pending record is swept ambiguous.
    */
-  async function serialised (ticket: CampaignTicket, fence: boolean, write: (c: pg.PoolClient) => Promise<boolean>, again = true): Promise<InsertResult> {
-    const c = await pool.connect()
-    // the pool takes its idle listener off a client it hands out: a session that dies between two
-    // of this transaction's statements would otherwise be an unhandled 'error', a crash. The next
-    // statement fails instead, and the failure below says what happens
-    const onError = (err: Error & { code?: string }): void => { opts.logger?.warn({ code: err.code }, 'ledger connection lost inside the insert\'s transaction') }
-    c.on('error', onError)
-    // until COMMIT is sent nothing can have been written: a dead connection may be tried once more
-    let committing = false
-    let failure: unknown
+  async function serialised (ticket: CampaignTicket, fence: boolean, requestId: string, text: string, values: unknown[]): Promise<InsertResult> {
+    // a campaign whose generation was never written: the row to lock must exist first (a
+    // generation of 0 reads the same as none, and no other write of it can be lost)
+    if (ticket.generation === 0) await q(ENSURE_GENERATION, [ticket.campaignId])
     try {
-      await c.query('BEGIN')
-      await c.query('INSERT INTO campaign_generations (campaign_id, generation) VALUES ($1, 0) ON CONFLICT (campaign_id) DO NOTHING', [ticket.campaignId])
-      const generation = (await c.query<{ generation: number }>('SELECT generation FROM campaign_generations WHERE campaign_id = $1 FOR UPDATE', [ticket.campaignId])).rows[0]?.generation ?? 0
-      let result: InsertResult
-      if (generation !== ticket.generation) result = 'moved'
-      else {
-        const open = (await c.query<{ state: string }>(`SELECT state FROM mutation_records
-          WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY state = 'pending' DESC LIMIT 1`, [ticket.campaignId])).rows[0]?.state
-        if (open === 'pending' || (open === 'ambiguous' && !fence)) result = 'blocked'
-        else if (!(await write(c))) result = 'exists'
-        else {
-          await c.query('UPDATE campaign_generations SET generation = generation + 1 WHERE campaign_id = $1', [ticket.campaignId])
-          result = 'inserted'
-        }
-      }
-      committing = true
-      await c.query(result === 'inserted' ? 'COMMIT' : 'ROLLBACK')
-      return result
+      return (await one<{ result: InsertResult }>(text, [ticket.campaignId, ticket.generation, fence, requestId, ...values]))!.result
     } catch (err) {
-      failure = err
-      await c.query('ROLLBACK').catch(() => undefined)
-    } finally {
-      // a broken client is destroyed with its listener on (it may still report its end); a
-      // healthy one goes back to the pool, which listens to it again
-      if (failure === undefined) c.off('error', onError)
-      c.release(failure !== undefined)
+      // the unique index on pending records refused a second one: the campaign is busy
+      if ((err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'mutation_records_one_pending') return 'blocked'
+      throw err
     }
-    // the unique index on pending records refused a second one: the campaign is busy
-    if ((failure as { code?: string }).code === '23505' && (failure as { constraint?: string }).constraint === 'mutation_records_one_pending') return 'blocked'
-    if (again && !committing && connectionLost(failure)) {
-      opts.logger?.warn({ code: (failure as { code?: string }).code }, 'ledger connection lost before the insert committed; trying once more on another')
-      return await serialised(ticket, fence, write, false)
-    }
-    throw failure
   }
 
   /** compare-and-set from pending, one row at a time: each gets its own replayable answer */
@@ -204,28 +255,15 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     singleWriter: false,
     now: async () => (await one<{ now: number }>(`SELECT ${nowMs('$1')} AS now`, [shift()]))!.now,
     ticket: async (campaignId) => {
-      const generation = (await one<{ generation: number }>('SELECT generation FROM campaign_generations WHERE campaign_id = $1', [campaignId]))?.generation ?? 0
-      const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
-        WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1`, [campaignId])
-      return { campaignId, generation, blocker: row === undefined ? undefined : toRecord(row) }
+      const row = (await one<RecordRow & { generation: number | null }>(TICKET, [campaignId]))!
+      return { campaignId, generation: row.generation ?? 0, blocker: row.request_id === null ? undefined : toRecord(row) }
     },
-    insertPending: async (r, ticket, o = {}) => {
-      if (await one('SELECT 1 FROM mutation_records WHERE request_id = $1', [r.requestId]) !== undefined) return 'exists'
-      // the deadline on the server's clock, read in the insert itself (docs/design.md#one-clock)
-      return await serialised(ticket, o.fence === true, async (c) => (await c.query(`INSERT INTO mutation_records
-        (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${nowMs('$11')} + $9, $10, 'pending', $10)
-        ON CONFLICT (request_id) DO NOTHING`,
-      [r.requestId, r.campaignId, r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.waitMs, r.createdAt, shift()])).rowCount === 1)
-    },
-    // only a record that provably never left (upstream_unavailable is written for nothing sent alone)
-    retryUnsent: async (requestId, r, ticket) => await serialised(ticket, false, async (c) => (await c.query(`UPDATE mutation_records
-      SET state = 'pending', owner = $2, deadline = ${nowMs('$6')} + $3, controller_epoch = $4, params = $7, answer = NULL, outcome_code = NULL,
-        pruned_at = NULL, updated_at = $5
-      WHERE request_id = $1 AND state = 'rejected' AND outcome_code = 'upstream_unavailable'`,
-    [requestId, r.owner, r.waitMs, r.controllerEpoch, r.at, shift(), toJson(r.params)])).rowCount === 1),
+    insertPending: async (r, ticket, o = {}) => await serialised(ticket, o.fence === true, r.requestId, INSERT_PENDING,
+      [r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.waitMs, r.createdAt, shift()]),
+    retryUnsent: async (requestId, r, ticket) => await serialised(ticket, false, requestId, RETRY_UNSENT,
+      [r.owner, r.waitMs, r.controllerEpoch, r.at, shift(), toJson(r.params)]),
     get: async (requestId) => {
-      const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = $1`, [requestId])
+      const row = await one<RecordRow>(RECORD_BY_ID, [requestId])
       return row === undefined ? undefined : toRecord(row)
     },
     listByCampaign: async (campaignId, o = {}) => {
@@ -264,7 +302,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     countAmbiguous: async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM mutation_records WHERE state = \'ambiguous\''))?.n ?? 0,
 
     getLease: async (campaignId) => {
-      const row = await one<LeaseRow>('SELECT * FROM campaign_leases WHERE campaign_id = $1', [campaignId])
+      const row = await one<LeaseRow>('SELECT campaign_id, known, controller_id, epoch, expires_at, max_epoch_seen, updated_at FROM campaign_leases WHERE campaign_id = $1', [campaignId])
       return row === undefined ? undefined : toLease(row)
     },
     putLease: async (campaignId, lease, at) => {
@@ -283,7 +321,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     forgetAllLeases: async (at) => { await q('UPDATE campaign_leases SET known = false, updated_at = $1 WHERE known', [at]) },
 
     getBoundTask: async (campaignId) => {
-      const row = await one<BoundTaskRow>('SELECT * FROM bound_tasks WHERE campaign_id = $1', [campaignId])
+      const row = await one<BoundTaskRow>('SELECT campaign_id, task_id, request_id, bound_at FROM bound_tasks WHERE campaign_id = $1', [campaignId])
       return row === undefined ? undefined : toBoundTask(row)
     },
     setBoundTask: async (b) => {
@@ -307,11 +345,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         LIMIT $2)`, [before, limit, at])).rowCount ?? 0,
     countRecords: async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM mutation_records'))?.n ?? 0,
 
-    // one statement: the binding made now, or the one in force (a no-op update returns it), so a
-    // DELETE between an insert and a read cannot leave nothing to answer with
-    bindController: async (b) => toBinding((await one<BindingRow>(`INSERT INTO controller_bindings (controller_key, controller_id, identity, caller, bound_at)
-      VALUES ($1, $2, $3, $4, $5) ON CONFLICT (controller_key) DO UPDATE SET controller_key = controller_bindings.controller_key
-      RETURNING controller_id, identity, caller, bound_at`, [controllerKey(b.controllerId), b.controllerId, b.identity, b.caller, b.boundAt]))!),
+    bindController: async (b) => toBinding((await one<BindingRow>(BIND_CONTROLLER, [controllerKey(b.controllerId), b.controllerId, b.identity, b.caller, b.boundAt]))!),
     listControllerBindings: async () => (await q<BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings ORDER BY controller_key COLLATE "C"')).rows.map(toBinding),
     removeControllerBinding: async (controllerId) => ((await q('DELETE FROM controller_bindings WHERE controller_key = $1', [controllerKey(controllerId)])).rowCount ?? 0) === 1,
 
@@ -342,6 +376,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
       const local = await locks.lock(campaignId, waitMs)
       if (local === undefined) return undefined
       let client: pg.PoolClient | undefined
+      let timeoutSet = false
       const onHeldError = heldErrorHandler()
       try {
         // every lock connection busy: wait for one within the same bound, else the campaign is busy
@@ -353,10 +388,15 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         // a held lock's session may die (a restart, pg_terminate_backend): the server then
         // releases the lock; the client's error must not crash the process
         client.on('error', onHeldError)
-        // lock_timeout bounds the wait for the advisory lock; 0 would mean no bound at all
-        const left = Math.max(1, waitMs - (Date.now() - started))
-        await client.query(`SET lock_timeout = ${left}`)
-        await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [LOCK_NAMESPACE, campaignId])
+        // a free lock is taken in one round trip; the server queues a try behind any waiter, so it
+        // never jumps another replica's turn. Only a held one is waited for, under lock_timeout
+        // (0 would mean no bound at all), set for that wait and reset at release
+        if ((await client.query<{ ok: boolean }>(prepared(TRY_LOCK, [LOCK_NAMESPACE, campaignId]))).rows[0]?.ok !== true) {
+          const left = Math.max(1, waitMs - (Date.now() - started))
+          timeoutSet = true
+          await client.query(`SET lock_timeout = ${left}`)
+          await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [LOCK_NAMESPACE, campaignId])
+        }
       } catch (err) {
         const timedOut = (err as { code?: string }).code === '55P03'
         client?.off('error', onHeldError)
@@ -371,8 +411,8 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         if (released) return
         released = true
         try {
-          await held.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_NAMESPACE, campaignId])
-          await held.query('RESET lock_timeout')
+          await held.query(prepared(UNLOCK, [LOCK_NAMESPACE, campaignId]))
+          if (timeoutSet) await held.query('RESET lock_timeout')
           held.off('error', onHeldError)
           held.release()
         } catch {
