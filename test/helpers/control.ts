@@ -3,8 +3,12 @@
 // `startControlPair` in test/helpers/fixtures.ts), which checks after each test the whole-run
 // rule: the remote never received any mutation request id twice.
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { expect } from 'vitest'
-import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js'
+import { sha256Hex } from '../../src/callers/tokens.js'
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js'
 import type { Env } from '../../src/config/index.js'
 import type { TestGateway } from './gateway.js'
 import { call, type JsonResponse } from './http.js'
@@ -58,4 +62,33 @@ export async function claim (p: ControlPair, token: string, campaignId: string, 
   const res = await p.post(token, `/v1/campaigns/${campaignId}/control/claim`, { requestId: rid('claim'), ttlSeconds })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return res
+}
+
+/**
+ * For tests that kill and restart the gateway as a process (test/helpers/child.ts): the simulator
+ * in campaign-control mode and the environment of a gateway child in controller mode on a SQLite
+ * file in a temp directory of its own, one caller `ops` (read, control, admin; controller id
+ * `ctl-ops`) holding `token`. `cleanups` closes the simulator and removes the directory.
+ */
+export async function sqliteControlChild (cleanups: Array<() => Promise<void> | void>, extraEnv: Record<string, string> = {}): Promise<{ sim: Simulator; token: string; env: Record<string, string> }> {
+  const secret = `sim-${randomBytes(12).toString('hex')}`
+  const sim = await startSimulator({ profile: 'campaign-control', secret })
+  cleanups.push(async () => { await sim.close() })
+  const dir = mkdtempSync(join(tmpdir(), 'oogw-control-child-'))
+  cleanups.push(() => { rmSync(dir, { recursive: true, force: true }) })
+  const token = `tok-${randomBytes(12).toString('hex')}`
+  const env = {
+    OPENOPERATOR_URL: sim.url,
+    SPYNEL_AGENT_ZERO_API_KEY: secret,
+    GATEWAY_CALLERS: JSON.stringify([{ name: 'ops', tokenSha256: sha256Hex(token), scopes: ['read', 'control', 'admin'], controllerId: 'ctl-ops' }]),
+    GATEWAY_CONTROL_ENABLED: 'true',
+    GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}`,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    METRICS_PORT: '0',
+    // the listen line the tests wait for is at info
+    LOG_LEVEL: 'info',
+    ...extraEnv
+  }
+  return { sim, token, env }
 }

@@ -2,13 +2,8 @@
 // with SIGKILL while a mutation is in flight, then restarted on the same ledger file. The
 // in-flight record comes back `ambiguous`, nothing is re-sent, every earlier record is still
 // there; and a second process on the same file refuses to start while the first owns it.
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { sha256Hex } from '../../src/callers/tokens.js'
-import { startSimulator, type Simulator } from '../../src/simulator/index.js'
+import { sqliteControlChild } from '../helpers/control.js'
 import { call } from '../helpers/http.js'
 import { listenUrlOf, startGatewayChild, waitFor } from '../helpers/child.js'
 
@@ -19,23 +14,7 @@ afterEach(async () => {
 
 describe('a gateway killed mid-mutation', () => {
   it('restarts on the same ledger with the in-flight record ambiguous, nothing re-sent, nothing lost', async () => {
-    const secret = `sim-${randomBytes(12).toString('hex')}`
-    const sim: Simulator = await startSimulator({ profile: 'campaign-control', secret })
-    cleanups.push(async () => { await sim.close() })
-    const dir = mkdtempSync(join(tmpdir(), 'oogw-crash-'))
-    cleanups.push(() => { rmSync(dir, { recursive: true, force: true }) })
-    const token = `tok-${randomBytes(12).toString('hex')}`
-    const env = {
-      OPENOPERATOR_URL: sim.url,
-      SPYNEL_AGENT_ZERO_API_KEY: secret,
-      GATEWAY_CALLERS: JSON.stringify([{ name: 'ops', tokenSha256: sha256Hex(token), scopes: ['read', 'control', 'admin'], controllerId: 'ctl-ops' }]),
-      GATEWAY_CONTROL_ENABLED: 'true',
-      GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}`,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      METRICS_PORT: '0',
-      LOG_LEVEL: 'info'
-    }
+    const { sim, token, env } = await sqliteControlChild(cleanups)
 
     const first = startGatewayChild(env)
     const url = await listenUrlOf(first)

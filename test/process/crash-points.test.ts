@@ -5,14 +5,9 @@
 // after the restart (lost ids 0), no request id reaches the remote twice (duplicate sends 0),
 // and repeating the request after the restart sends nothing that was sent before.
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { sha256Hex } from '../../src/callers/tokens.js'
-import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { call, type JsonResponse } from '../helpers/http.js'
-import { CONTROL_METHOD } from '../helpers/control.js'
+import { CONTROL_METHOD, sqliteControlChild } from '../helpers/control.js'
 import { listenUrlOf, startCrashChild, waitFor, type GatewayChild } from '../helpers/child.js'
 
 type Point = 'before-pending' | 'before-send' | 'remote-holds' | 'before-outcome'
@@ -58,26 +53,11 @@ afterEach(async () => {
 })
 
 async function runPoint (point: Point, p: number): Promise<void> {
-  const secret = `sim-${randomBytes(12).toString('hex')}`
-  const sim: Simulator = await startSimulator({ profile: 'campaign-control', secret })
-  cleanups.push(async () => { await sim.close() })
-  const dir = mkdtempSync(join(tmpdir(), 'oogw-crash-points-'))
-  cleanups.push(() => { rmSync(dir, { recursive: true, force: true }) })
-  const token = `tok-${randomBytes(12).toString('hex')}`
-  const env = {
-    OPENOPERATOR_URL: sim.url,
-    SPYNEL_AGENT_ZERO_API_KEY: secret,
-    GATEWAY_CALLERS: JSON.stringify([{ name: 'ops', tokenSha256: sha256Hex(token), scopes: ['read', 'control', 'admin'], controllerId: 'ctl-ops' }]),
-    GATEWAY_CONTROL_ENABLED: 'true',
+  const { sim, token, env } = await sqliteControlChild(cleanups, {
     // a busy machine must not shed the setup requests: load shedding is proved elsewhere
     GATEWAY_MAX_EVENT_LOOP_DELAY_MS: '0',
-    GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}`,
-    UPSTREAM_MUTATION_TIMEOUT_MS: '5000',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    METRICS_PORT: '0',
-    LOG_LEVEL: 'info'
-  }
+    UPSTREAM_MUTATION_TIMEOUT_MS: '5000'
+  })
   const post = async (url: string, campaignId: string, op: Op, body: object): Promise<JsonResponse> =>
     await call(`${url}/v1/campaigns/${campaignId}/${ROUTE[op]}`, { method: 'POST', token, body })
   const record = async (url: string, campaignId: string, requestId: string): Promise<JsonResponse> =>

@@ -6,12 +6,8 @@
 // its answer left); no id reached the remote twice; and each id sent again after the restart
 // never reaches the remote a second time.
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { sha256Hex } from '../../src/callers/tokens.js'
-import { startSimulator, type Simulator } from '../../src/simulator/index.js'
+import { sqliteControlChild } from '../helpers/control.js'
 import { call, type JsonResponse } from '../helpers/http.js'
 import { listenUrlOf, startGatewayChild, type GatewayChild } from '../helpers/child.js'
 
@@ -25,26 +21,7 @@ afterEach(async () => {
 
 describe('a gateway killed with many mutations in flight', () => {
   it('loses no record, answers no 200 it did not keep, sends no id twice', { timeout: 180_000 }, async () => {
-    const secret = `sim-${randomBytes(12).toString('hex')}`
-    const sim: Simulator = await startSimulator({ profile: 'campaign-control', secret })
-    cleanups.push(async () => { await sim.close() })
-    const dir = mkdtempSync(join(tmpdir(), 'oogw-group-commit-'))
-    cleanups.push(() => { rmSync(dir, { recursive: true, force: true }) })
-    const token = `tok-${randomBytes(12).toString('hex')}`
-    const env = {
-      OPENOPERATOR_URL: sim.url,
-      SPYNEL_AGENT_ZERO_API_KEY: secret,
-      GATEWAY_CALLERS: JSON.stringify([{ name: 'ops', tokenSha256: sha256Hex(token), scopes: ['read', 'control'], controllerId: 'ctl-ops' }]),
-      GATEWAY_CONTROL_ENABLED: 'true',
-      GATEWAY_MAX_EVENT_LOOP_DELAY_MS: '0',
-      GATEWAY_RATE_LIMIT_CONTROL: '1000000',
-      GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}`,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      METRICS_PORT: '0',
-      // the listen line is at info
-      LOG_LEVEL: 'info'
-    }
+    const { sim, token, env } = await sqliteControlChild(cleanups, { GATEWAY_MAX_EVENT_LOOP_DELAY_MS: '0', GATEWAY_RATE_LIMIT_CONTROL: '1000000' })
     const post = async (url: string, path: string, body: object): Promise<JsonResponse> => await call(`${url}${path}`, { method: 'POST', token, body })
     const sends = (requestId: string): number => sim.rpcCalls().filter((c) => c.id === requestId).length
     const sent: Array<{ campaignId: string; requestId: string; answered200: boolean }> = []
