@@ -2,7 +2,7 @@
 // authorise: when it is unknown the remote is asked with a fresh `read_control` (never a
 // coalesced one), and a mutation is refused before anything is sent when the lease is
 // another controller's or expires within the safety margin.
-import type { Ledger } from '../ledger/types.js'
+import type { Ledger, LeaseView } from '../ledger/types.js'
 import type { Discovery } from '../discovery/discovery.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { readRpc } from '../argus/read-rpc.js'
@@ -23,9 +23,10 @@ export interface LeaseKeeper {
   fresh: (campaignId: string) => Promise<Lease | null>
   /**
    * the caller's lease, or a refusal (lease_not_held / lease_expired) with nothing sent; from
-   * the remote when the local lease is unknown or `fresh` is asked (cancel: docs/design.md#leases)
+   * the remote when the local lease is unknown or `fresh` is asked (cancel: docs/design.md#leases);
+   * `view`: the local view, already read with the campaign's ticket (null: none), else read here
    */
-  require: (campaignId: string, controllerId: string, opts?: { fresh?: boolean }) => Promise<Lease>
+  require: (campaignId: string, controllerId: string, opts?: { fresh?: boolean; view?: LeaseView | null }) => Promise<Lease>
   /** ms left before the lease enters the safety margin (negative: already inside it) */
   usableMs: (lease: Lease) => number
   /** a lease the remote returned for a mutation: checked against the epochs seen, then kept */
@@ -70,7 +71,7 @@ export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
     fresh,
     usableMs,
     require: async (campaignId, controllerId, opts = {}) => {
-      const view = opts.fresh === true ? undefined : await o.ledger.getLease(campaignId)
+      const view = opts.fresh === true ? undefined : opts.view !== undefined ? opts.view ?? undefined : await o.ledger.getLease(campaignId)
       const lease = view?.known === true ? view.lease : await fresh(campaignId)
       if (lease === null || lease.controllerId !== controllerId) throw notHeld()
       if (usableMs(lease) < 0) throw expired()

@@ -271,16 +271,17 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       // a queue, so one replica's mutations of a campaign take turns; the insert's checks serialise
       release = await d.ledger.lockCampaign(req.campaignId, d.lockWaitMs)
       if (release === undefined) throw new GatewayError('campaign_busy', { requestId })
-      // the same id may have finished while this request waited for the campaign
-      const again = priorUse(await d.ledger.get(requestId), req.caller, hash)
-      if (again !== undefined && again !== 'unsent') return replay(again)
-      // what the insert must find unchanged: no mutation of the campaign may start in between
-      const ticket = await d.ledger.ticket(req.campaignId)
-      ambiguityBlock(ticket, req.operation === 'fence')
+      // what the insert must find unchanged: no mutation of the campaign may start in between.
+      // Read with it, as of the same moment: this id's record (it may have finished while this
+      // request waited for the campaign) and, for a mutation under a lease but a cancel, the lease view
       const isCancel = req.operation === 'cancel'
+      const ticket = await d.ledger.ticket(req.campaignId, { requestId, lease: !isClaim && !isCancel })
+      const again = priorUse(ticket.record, req.caller, hash)
+      if (again !== undefined && again !== 'unsent') return replay(again)
+      ambiguityBlock(ticket, req.operation === 'fence')
       // a cancel checks its task first, then asks the remote for the lease it is sent under
       const boundTaskId = isCancel ? await cancelTarget(d, req.campaignId, req.taskId) : undefined
-      const lease: Lease | undefined = isClaim ? undefined : await d.leases.require(req.campaignId, controllerId, { fresh: isCancel })
+      const lease: Lease | undefined = isClaim ? undefined : await d.leases.require(req.campaignId, controllerId, { fresh: isCancel, view: ticket.lease })
       const authority: Authority = { campaignId: req.campaignId, controllerId, epoch: lease?.epoch ?? 0, requestId }
 
       const at = d.now()

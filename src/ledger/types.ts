@@ -89,6 +89,10 @@ export interface CampaignTicket {
   generation: number
   /** the oldest pending or ambiguous record, if any: it blocks every mutation but a fence */
   blocker: MutationRecord | undefined
+  /** asked for with `requestId`: that id's record, read with the ticket (undefined: none) */
+  record?: MutationRecord | undefined
+  /** asked for with `lease`: the campaign's lease view, read with the ticket (null: none) */
+  lease?: LeaseView | null
 }
 
 /**
@@ -167,8 +171,12 @@ export interface Ledger {
    * deadline is written and judged on it (docs/design.md#one-clock)
    */
   now: () => Promise<number>
-  /** the campaign's generation and blocker, read before a mutation's lease checks */
-  ticket: (campaignId: string) => Promise<CampaignTicket>
+  /**
+   * the campaign's generation and blocker, read before a mutation's lease checks; with it, when
+   * asked, a request id's record and the campaign's lease view, as of the same moment (one
+   * statement on PostgreSQL: docs/design.md#serialisation)
+   */
+  ticket: (campaignId: string, o?: { requestId?: string; lease?: boolean }) => Promise<CampaignTicket>
   /**
    * inserts a pending record in one transaction with the checks that serialise its campaign:
    * the id unused, the ticket's generation unchanged, no pending record (and, unless `fence`,

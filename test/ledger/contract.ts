@@ -351,6 +351,22 @@ export function ledgerContract (name: string, make: (clock: () => number) => Pro
         expect((await ledger.ticket('camp-other')).generation).toBe(0)
       })
 
+      it('a ticket asked for an id and the lease reads them as get and getLease do, as of its moment; unasked, it carries neither', async () => {
+        const none = await ledger.ticket('camp-t', { requestId: 'req-none', lease: true })
+        expect(none).toEqual({ campaignId: 'camp-t', generation: 0, blocker: undefined, record: undefined, lease: null })
+        const a = pendingRecord({ campaignId: 'camp-t', params: { nested: { z: 1, a: [true, null, 'x\u0000y'] } } })
+        expect(await put(a)).toBe('inserted')
+        await ledger.recordOutcome(a.requestId, appliedOutcome(2_000, 'task-9'))
+        await ledger.putLease('camp-t', { controllerId: 'alice', epoch: 3, expiresAt: 1_700_000_000 }, 5)
+        const t = await ledger.ticket('camp-t', { requestId: a.requestId, lease: true })
+        expect(t.record).toEqual(await ledger.get(a.requestId))
+        expect(t.lease).toEqual(await ledger.getLease('camp-t'))
+        expect(t.lease).toMatchObject({ known: true, lease: { controllerId: 'alice', epoch: 3, expiresAt: 1_700_000_000 } })
+        await ledger.markLeaseUnknown('camp-t', 6)
+        expect((await ledger.ticket('camp-t', { lease: true })).lease).toEqual(await ledger.getLease('camp-t'))
+        expect(await ledger.ticket('camp-t')).toEqual({ campaignId: 'camp-t', generation: 1, blocker: undefined })
+      })
+
       it('at most one pending record per campaign: a second insert is blocked and writes nothing', async () => {
         const first = pendingRecord()
         expect(await put(first)).toBe('inserted')

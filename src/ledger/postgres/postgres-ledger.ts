@@ -81,8 +81,14 @@ const RETRY_UNSENT = serialisedStatement(false, `UPDATE mutation_records
     WHERE request_id = $4 AND state = 'rejected' AND outcome_code = 'upstream_unavailable' AND (SELECT refused FROM verdict) IS NULL
     RETURNING 1`)
 const RECORD_BY_ID = `SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = $1`
-// one statement, so one snapshot: the generation and the oldest unresolved record as of one moment
-const TICKET = `SELECT (SELECT generation FROM campaign_generations WHERE campaign_id = $1) AS generation, r.*
+const LEASE_COLUMNS = 'campaign_id, known, controller_id, epoch, expires_at, max_epoch_seen, updated_at'
+// one statement, so one snapshot: the generation and the oldest unresolved record as of one
+// moment — and, when asked ($2 a request id, $3 true), that id's record and the lease view, each
+// as JSON (its columns as the row has them: BIGINT a number, JSON kept as its text)
+const TICKET = `SELECT (SELECT generation FROM campaign_generations WHERE campaign_id = $1) AS generation,
+    (SELECT to_json(x) FROM (SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = $2::text) AS x) AS own_record,
+    (SELECT to_json(l) FROM (SELECT ${LEASE_COLUMNS} FROM campaign_leases WHERE campaign_id = $1 AND $3::boolean) AS l) AS lease_view,
+    r.*
   FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT ${RECORD_COLUMNS} FROM mutation_records
     WHERE campaign_id = $1 AND state IN ('pending', 'ambiguous') ORDER BY created_at, seq LIMIT 1) AS r ON true`
 
@@ -254,9 +260,12 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     kind: 'postgres',
     singleWriter: false,
     now: async () => (await one<{ now: number }>(`SELECT ${nowMs('$1')} AS now`, [shift()]))!.now,
-    ticket: async (campaignId) => {
-      const row = (await one<RecordRow & { generation: number | null }>(TICKET, [campaignId]))!
-      return { campaignId, generation: row.generation ?? 0, blocker: row.request_id === null ? undefined : toRecord(row) }
+    ticket: async (campaignId, o = {}) => {
+      const row = (await one<RecordRow & { generation: number | null; own_record: RecordRow | null; lease_view: LeaseRow | null }>(TICKET, [campaignId, o.requestId ?? null, o.lease === true]))!
+      const ticket: CampaignTicket = { campaignId, generation: row.generation ?? 0, blocker: row.request_id === null ? undefined : toRecord(row) }
+      if (o.requestId !== undefined) ticket.record = row.own_record === null ? undefined : toRecord(row.own_record)
+      if (o.lease === true) ticket.lease = row.lease_view === null ? null : toLease(row.lease_view)
+      return ticket
     },
     insertPending: async (r, ticket, o = {}) => await serialised(ticket, o.fence === true, r.requestId, INSERT_PENDING,
       [r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.waitMs, r.createdAt, shift()]),
@@ -302,7 +311,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
     countAmbiguous: async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM mutation_records WHERE state = \'ambiguous\''))?.n ?? 0,
 
     getLease: async (campaignId) => {
-      const row = await one<LeaseRow>('SELECT campaign_id, known, controller_id, epoch, expires_at, max_epoch_seen, updated_at FROM campaign_leases WHERE campaign_id = $1', [campaignId])
+      const row = await one<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM campaign_leases WHERE campaign_id = $1`, [campaignId])
       return row === undefined ? undefined : toLease(row)
     },
     putLease: async (campaignId, lease, at) => {

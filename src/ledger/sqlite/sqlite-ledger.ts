@@ -88,10 +88,19 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
     kind: 'sqlite',
     singleWriter: true,
     now: async () => clock(),
-    ticket: async (campaignId) => {
+    ticket: async (campaignId, o = {}) => {
       const generation = s.generation.get(campaignId)?.generation ?? 0
       const row = s.firstUnresolved.get(campaignId)
-      return { campaignId, generation, blocker: row === undefined ? undefined : toRecord(row) }
+      const ticket: CampaignTicket = { campaignId, generation, blocker: row === undefined ? undefined : toRecord(row) }
+      if (o.requestId !== undefined) {
+        const own = s.get.get(o.requestId)
+        ticket.record = own === undefined ? undefined : toRecord(own)
+      }
+      if (o.lease === true) {
+        const lease = s.getLease.get(campaignId)
+        ticket.lease = lease === undefined ? null : toLease(lease)
+      }
+      return ticket
     },
     insertPending: async (r, ticket, o = {}) => {
       if (s.exists.get(r.requestId) !== undefined) return 'exists'
