@@ -21,12 +21,12 @@ afterEach(async () => {
 
 describe('a gateway killed with many mutations in flight', () => {
   it('loses no record, answers no 200 it did not keep, sends no id twice', { timeout: 180_000 }, async () => {
-    const { sim, token, env } = await sqliteControlChild(cleanups, { GATEWAY_MAX_EVENT_LOOP_DELAY_MS: '0', GATEWAY_RATE_LIMIT_CONTROL: '1000000' })
+    const { sim, token, env } = await sqliteControlChild(cleanups, { GATEWAY_MAX_EVENT_LOOP_DELAY_MS: '0' })
     const post = async (url: string, path: string, body: object): Promise<JsonResponse> => await call(`${url}${path}`, { method: 'POST', token, body })
     const sends = (requestId: string): number => sim.rpcCalls().filter((c) => c.id === requestId).length
     const sent: Array<{ campaignId: string; requestId: string; answered200: boolean }> = []
-    let lost = 0
-    let unkept = 0
+    const lost: string[] = []
+    const unkept: string[] = []
     let batched = 0
 
     let gw: GatewayChild = startGatewayChild(env)
@@ -65,8 +65,10 @@ describe('a gateway killed with many mutations in flight', () => {
       for (const s of sent.slice(round0)) {
         const rec = await call(`${url}/v1/campaigns/${s.campaignId}/requests/${s.requestId}`, { token })
         const reached = sends(s.requestId)
-        if (reached > 0 && rec.status === 404) lost++
-        if (s.answered200 && (rec.status !== 200 || rec.body.state !== 'applied')) unkept++
+        // the record or its absence, nothing else: any other answer would hide a lost or unkept id
+        expect([200, 404], `${s.requestId}: ${rec.status} ${rec.text}`).toContain(rec.status)
+        if (reached > 0 && rec.status === 404) lost.push(s.requestId)
+        if (s.answered200 && (rec.status !== 200 || rec.body.state !== 'applied')) unkept.push(`${s.requestId}: ${rec.status} ${rec.text.slice(0, 200)}`)
         // the same request again: what reached the remote never reaches it twice
         await post(url, `/v1/campaigns/${s.campaignId}/interventions`, { requestId: s.requestId, intervention: { again: true } })
         if (reached > 0) expect(sends(s.requestId), s.requestId).toBe(reached)
@@ -78,10 +80,10 @@ describe('a gateway killed with many mutations in flight', () => {
     const seen = new Map<unknown, number>()
     for (const c of sim.rpcCalls()) if (c.method === 'campaign/intervene') seen.set(c.id, (seen.get(c.id) ?? 0) + 1)
     const duplicates = [...seen].filter(([, n]) => n > 1).map(([id]) => id)
-    console.log(`group-commit-crash: ${ROUNDS} kills, ${batched} interventions sent in flight 16 at a time, lost ids ${lost}, unkept 200s ${unkept}, duplicate sends ${duplicates.length}`)
+    console.log(`group-commit-crash: ${ROUNDS} kills, ${batched} interventions sent in flight 16 at a time, lost ids ${lost.length}, unkept 200s ${unkept.length}, duplicate sends ${duplicates.length}`)
     expect(sent.filter((s) => s.answered200).length).toBeGreaterThan(ROUNDS * CAMPAIGNS)
-    expect(lost).toBe(0)
-    expect(unkept).toBe(0)
+    expect(lost).toEqual([])
+    expect(unkept.slice(0, 5)).toEqual([])
     expect(duplicates).toEqual([])
   })
 })
