@@ -18,6 +18,7 @@
 import pino from 'pino'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { accessRequest, scrubberOf } from '../core/logger.js'
+import { jsonString, jsonStringOrNull } from '../core/json-text.js'
 
 const S = pino.symbols
 const INFO = 30
@@ -60,10 +61,10 @@ function writeDirect (log: PinoInternals, request: FastifyRequest, statusCode: n
   const end = log[S.endSym] as string
   const time = (log[S.timeSym] as () => string)()
   const chindings = log[S.chindingsSym] as string
-  const method = JSON.stringify(r.method)
-  const url = JSON.stringify(r.url)
-  const route = r.route === undefined ? undefined : JSON.stringify(r.route)
-  const address = r.remoteAddress === undefined ? undefined : JSON.stringify(r.remoteAddress)
+  const method = jsonStringOrNull(r.method)
+  const url = jsonString(r.url)
+  const route = r.route === undefined ? undefined : jsonString(r.route)
+  const address = r.remoteAddress === undefined ? undefined : jsonString(r.remoteAddress)
   const line = prefix + time + chindings +
     ',"req":{"method":' + method + ',"url":' + url +
     (route === undefined ? '' : ',"route":' + route) +

@@ -3,28 +3,23 @@
 // inert text (`followed: false`) that nothing in the gateway ever fetches. Shapes are checked by
 // hand (schemas/a2a.ts `isArtifact`, `isPart`; docs/design.md#hot-path), not by zod per item.
 import { isArtifact, isPart, taskState, type A2aTask } from '../../schemas/a2a.js'
-import type { ProjectedPart, TaskProjection } from '../../schemas/task.js'
+import type { ProjectedPart } from '../../schemas/task.js'
 import { isObject } from '../argus/extract.js'
+import { jsonNumberOrNull, jsonString, jsonStringOrNull } from '../core/json-text.js'
 
 export const MAX_ARTIFACTS = 32
 export const MAX_ARTIFACT_BYTES = 64 * 1024
 
 const str = (v: unknown): string | null => typeof v === 'string' ? v : null
-const num = (v: unknown): number | null => typeof v === 'number' && Number.isFinite(v) ? v : null
 
-function supervisorOf (task: A2aTask): TaskProjection['supervisor'] {
+/** the supervisor's compact metadata as JSON, TaskProjection's `supervisor` field by field */
+function supervisorJson (task: A2aTask): string {
   const m = task.metadata?.argus_supervisor
-  if (!isObject(m)) return null
-  return {
-    revision: num(m.revision),
-    stage: str(m.stage),
-    runId: str(m.run_id),
-    attemptId: str(m.attempt_id),
-    sourceSha: str(m.source_sha),
-    evidenceRevision: num(m.evidence_revision),
-    evidenceRef: str(m.evidence_ref),
-    blocked: typeof m.blocked === 'boolean' ? m.blocked : null
-  }
+  if (!isObject(m)) return 'null'
+  return '{"revision":' + jsonNumberOrNull(m.revision) + ',"stage":' + jsonStringOrNull(m.stage) +
+    ',"runId":' + jsonStringOrNull(m.run_id) + ',"attemptId":' + jsonStringOrNull(m.attempt_id) +
+    ',"sourceSha":' + jsonStringOrNull(m.source_sha) + ',"evidenceRevision":' + jsonNumberOrNull(m.evidence_revision) +
+    ',"evidenceRef":' + jsonStringOrNull(m.evidence_ref) + ',"blocked":' + (typeof m.blocked === 'boolean' ? String(m.blocked) : 'null') + '}'
 }
 
 function projectPart (raw: unknown): ProjectedPart | undefined {
@@ -42,7 +37,8 @@ function projectPart (raw: unknown): ProjectedPart | undefined {
  * The projection as the JSON the route answers (docs/design.md#hot-path), written as the artifact
  * byte budget is counted: each artifact's parts are stringified for the budget anyway, and that
  * text is the answer's, not stringified whole a second time; no projection object is built on the
- * way. Its fields and their order are TaskProjection's (test/unit/projection.property.test.ts).
+ * way, its short strings and the supervisor's fields written by hand (src/core/json-text.ts). Its
+ * fields and their order are TaskProjection's (test/unit/projection.property.test.ts).
  */
 export function projectTaskJson (task: A2aTask): string {
   let artifactsJson = ''
@@ -59,10 +55,10 @@ export function projectTaskJson (task: A2aTask): string {
       break
     }
     budget -= bytes
-    artifactsJson += (artifactsJson === '' ? '' : ',') + '{"artifactId":' + JSON.stringify(raw.artifactId ?? null) + ',"name":' + JSON.stringify(raw.name ?? null) + ',"parts":' + partsJson + '}'
+    artifactsJson += (artifactsJson === '' ? '' : ',') + '{"artifactId":' + jsonStringOrNull(raw.artifactId) + ',"name":' + jsonStringOrNull(raw.name) + ',"parts":' + partsJson + '}'
   }
   // state: one of the A2A states the document lists; a name outside them is `unknown`, as the reader reads it
-  return '{"taskId":' + JSON.stringify(task.id) + ',"contextId":' + JSON.stringify(task.contextId ?? null) +
-    ',"state":' + JSON.stringify(taskState(task.status.state)) + ',"outcomeScope":"attempt","supervisor":' + JSON.stringify(supervisorOf(task)) +
+  return '{"taskId":' + jsonString(task.id) + ',"contextId":' + jsonStringOrNull(task.contextId) +
+    ',"state":' + jsonString(taskState(task.status.state)) + ',"outcomeScope":"attempt","supervisor":' + supervisorJson(task) +
     ',"artifacts":[' + artifactsJson + '],"artifactsTruncated":' + String(truncated) + '}'
 }

@@ -14,6 +14,7 @@ import { createByteBudget, type Hold } from './byte-budget.js'
 import { createDeadlineSweeper } from './deadlines.js'
 import { answerCarriesSecret, secretMatcher } from '../core/secret-match.js'
 import { discardBody } from '../http/capped-body.js'
+import { jsonString } from '../core/json-text.js'
 import { classifyTransportError, UpstreamCallError, type UpstreamOutcome } from './errors.js'
 
 export interface UpstreamClientOptions {
@@ -289,7 +290,8 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
 
   async function rpc (call: RpcCall): Promise<RpcResult> {
     const id = call.id ?? randomUUID()
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params })
+    // JSON.stringify of { jsonrpc, id, method, params }, its fixed part by hand (src/core/json-text.ts)
+    const body = '{"jsonrpc":"2.0","id":' + jsonString(id) + ',"method":' + jsonString(call.method) + ',"params":' + JSON.stringify(call.params) + '}'
     const headers = withAuth(rpcHeaders, call.headers)
     const maxBytes = call.maxBytes ?? o.maxResponseBytes
     const path = `${o.basePath}/`
