@@ -3,7 +3,6 @@
 // read timeout, safe codes only, and coalescing of identical reads in flight.
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createCache } from 'async-cache-dedupe'
 import { isTask, type A2aTask } from '../../schemas/a2a.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { GatewayError } from '../core/errors.js'
@@ -14,6 +13,7 @@ import { payloadError, payloadOfMessage, payloadOfTask, rpcErrorArgusCode } from
 import { readFailure } from './read-errors.js'
 import { readRpc } from './read-rpc.js'
 import { fetchTask } from '../tasks/fetch-task.js'
+import { coalesced } from './coalesce.js'
 
 export const CAPABILITY_OF: Record<ArgusOperation, ArgusCapability> = {
   'supervisor.health': 'argus.supervisor.health',
@@ -43,12 +43,10 @@ export interface ArgusReader {
 }
 
 export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
-  const shared = createCache({ ttl: 0, storage: { type: 'memory' }, onDedupe: () => o.onCoalesced?.() })
-    .define('argusRead', (operation: ArgusOperation) => uncachedRead(operation))
-    .define('tasksGet', { serialize: (a: { taskId: string }) => a.taskId }, (a: { taskId: string; deadline: number }) => uncachedGetTask(a.taskId, a.deadline))
+  const tasksGet = (a: { taskId: string; deadline: number }): Promise<A2aTask> => uncachedGetTask(a.taskId, a.deadline)
   const cache = o.coalesce === false
-    ? { argusRead: uncachedRead, tasksGet: (a: { taskId: string; deadline: number }) => uncachedGetTask(a.taskId, a.deadline) }
-    : shared
+    ? { argusRead: uncachedRead, tasksGet }
+    : { argusRead: coalesced((op: ArgusOperation) => op, uncachedRead, o.onCoalesced), tasksGet: coalesced((a: { taskId: string }) => a.taskId, tasksGet, o.onCoalesced) }
 
   const uncachedGetTask = async (taskId: string, deadline: number): Promise<A2aTask> => await fetchTask(o, taskId, deadline)
 

@@ -7,6 +7,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import { GatewayError } from '../core/errors.js'
+import { LiveList, type LiveNode } from '../core/live-list.js'
 
 export interface InFlightRequest { reqId: string; method: string; route: string; elapsedMs: number }
 
@@ -23,6 +24,10 @@ declare module 'fastify' {
   interface FastifyInstance { lifecycle: Lifecycle }
 }
 
+/** the request's entry among those in flight */
+const LIVE = Symbol('oogw.live')
+type Tracked = FastifyRequest & { [LIVE]?: LiveNode<FastifyRequest> }
+
 /** answered while draining: the ingress learns from /readyz, the orchestrator from /healthz */
 const PROBES: ReadonlySet<string> = new Set(['/healthz', '/readyz'])
 /** seconds a refused caller should wait: enough for the ingress to stop routing here */
@@ -30,15 +35,20 @@ export const SHUTDOWN_RETRY_AFTER_S = 5
 
 export default fp(async (app) => {
   let draining = false
-  // request → when it arrived
-  const live = new Map<FastifyRequest, number>()
+  // the requests in flight and when each arrived: a list, not a Map keyed by request, which kept
+  // request graphs alive into the old generation (src/core/live-list.ts)
+  const live = new LiveList<FastifyRequest>()
+  const untrack = (request: Tracked): void => {
+    const node = request[LIVE]
+    if (node !== undefined) live.remove(node)
+  }
   const lifecycle: Lifecycle = {
     get draining () { return draining },
     beginDrain: () => { draining = true },
     inFlight: () => live.size,
     pending: () => {
       const now = performance.now()
-      return [...live].map(([r, at]) => ({ reqId: r.id, method: r.method, route: r.routeOptions.url ?? 'unmatched', elapsedMs: Math.round(now - at) }))
+      return [...live.entries()].reverse().map(([r, at]) => ({ reqId: r.id, method: r.method, route: r.routeOptions.url ?? 'unmatched', elapsedMs: Math.round(now - at) }))
     }
   }
   app.decorate('lifecycle', lifecycle)
@@ -47,14 +57,14 @@ export default fp(async (app) => {
 
   // callback-style hooks on the hot path: an async hook costs a promise and a microtask per
   // request (docs/design.md#hot-path)
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, _reply, next) => {
     if (draining && !PROBES.has(request.routeOptions.url ?? '')) {
-      done(new GatewayError('shutting_down', { headers: { 'retry-after': String(SHUTDOWN_RETRY_AFTER_S) } }))
+      next(new GatewayError('shutting_down', { headers: { 'retry-after': String(SHUTDOWN_RETRY_AFTER_S) } }))
       return
     }
-    live.set(request, performance.now())
-    done()
+    ;(request as Tracked)[LIVE] = live.add(request, performance.now())
+    next()
   })
-  app.addHook('onResponse', (request, _reply, done) => { live.delete(request); done() })
-  app.addHook('onRequestAbort', (request, done) => { live.delete(request); done() })
+  app.addHook('onResponse', (request, _reply, next) => { untrack(request); next() })
+  app.addHook('onRequestAbort', (request, next) => { untrack(request); next() })
 }, { name: 'lifecycle' })

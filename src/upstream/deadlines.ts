@@ -6,9 +6,12 @@
 // pass it forever). One interval timer, running only while a body is being read, expires each
 // watched exchange at most SWEEP_MS after its deadline.
 
+import { LiveList, type LiveNode } from '../core/live-list.js'
+
 export const SWEEP_MS = 25
 
-export interface Watch { deadline: number; expire: () => void }
+/** a watched deadline (ms since epoch, `at`) and what expires it (`item`); the sweeper's list node */
+export type Watch = LiveNode<() => void>
 
 export interface DeadlineSweeper {
   /** calls `expire` once `deadline` (ms since epoch) has passed, unless unwatched first */
@@ -18,14 +21,18 @@ export interface DeadlineSweeper {
 }
 
 export function createDeadlineSweeper (periodMs = SWEEP_MS): DeadlineSweeper {
-  const watched = new Set<Watch>()
+  // a list, not a Set: a Set of the exchanges' closures kept their bodies alive into the old
+  // generation (src/core/live-list.ts)
+  const watched = new LiveList<() => void>()
   let timer: NodeJS.Timeout | undefined
   const sweep = (): void => {
     const now = Date.now()
-    for (const w of watched) {
-      if (w.deadline > now) continue
-      watched.delete(w)
-      w.expire()
+    const due: Watch[] = []
+    for (const n of watched.nodes()) if (n.at <= now) due.push(n)
+    for (const n of due) {
+      const expire = n.item
+      watched.remove(n)
+      expire?.()
     }
     if (watched.size === 0 && timer !== undefined) {
       clearInterval(timer)
@@ -34,17 +41,16 @@ export function createDeadlineSweeper (periodMs = SWEEP_MS): DeadlineSweeper {
   }
   return {
     watch: (deadline, expire) => {
-      const w = { deadline, expire }
-      watched.add(w)
+      const w = watched.add(expire, deadline)
       if (timer === undefined) {
         timer = setInterval(sweep, periodMs)
         timer.unref()
       }
       return w
     },
-    unwatch: (w) => { watched.delete(w) },
+    unwatch: (w) => { watched.remove(w) },
     close: () => {
-      watched.clear()
+      for (const n of [...watched.nodes()]) watched.remove(n)
       if (timer !== undefined) clearInterval(timer)
       timer = undefined
     }

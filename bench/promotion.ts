@@ -1,0 +1,93 @@
+// npm run bench -- --promotion: how much of what a read allocates outlives the young generation.
+// What a scavenge copies into the old generation stays there until a mark-compact, so bytes
+// promoted per read, not bytes allocated, decide how often the loop pauses for a full collection
+// (docs/design.md#hot-path). Each row starts its target in a process of its own with
+// `--trace-gc-nvp` (the gateway with the node flags of `npm start`), drives BENCH_PROMOTION_N reads
+// with 8 in flight through undici after a warm-up of a fifth as many, and sums V8's own lines over
+// the counted reads: bytes promoted per read, scavenges, mark-compacts and their pauses per 10,000
+// reads. Loopback only; the gateway's log (with V8's lines) goes to a temp file, removed after.
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { Pool } from 'undici'
+import { startChild } from './child-ipc.js'
+import { deployedNodeFlags, gatewayEnv, header } from './compare.js'
+
+const N = Number(process.env.BENCH_PROMOTION_N ?? 30_000)
+const IN_FLIGHT = 8
+
+interface Row { name: string; script: string; path: (i: number) => string }
+
+const ROWS: Row[] = [
+  { name: 'bare Fastify proxy, task read', script: './fastify-floor-child.ts', path: (i) => `/v1/tasks/p-${i}` },
+  { name: 'gateway, task read', script: './gateway-child.ts', path: (i) => `/v1/tasks/p-${i}` },
+  { name: 'gateway, supervisor health', script: './gateway-child.ts', path: () => '/v1/supervisor/health' }
+]
+
+async function drive (url: string, token: string, first: number, n: number, path: Row['path']): Promise<number> {
+  const pool = new Pool(url, { connections: IN_FLIGHT })
+  let next = first
+  const t0 = performance.now()
+  try {
+    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < first + n) {
+        const r = await pool.request({ method: 'GET', path: path(next++), headers: { authorization: `Bearer ${token}` } })
+        await r.body.text()
+        if (r.statusCode !== 200) throw new Error(`read answered ${r.statusCode}`)
+      }
+    }))
+  } finally {
+    await pool.close()
+  }
+  return performance.now() - t0
+}
+
+/** V8's --trace-gc-nvp lines after the marker line's time */
+function gcLines (log: string, afterMs: number): Array<{ kind: string; promoted: number; pause: number }> {
+  const out = []
+  for (const line of readFileSync(log, 'utf8').split('\n')) {
+    const m = /^\[\d+:0x[0-9a-f]+\]\s+(\d+) ms: pause=([\d.]+) .* gc=(\w+) /.exec(line)
+    if (m === null || Number(m[1]) < afterMs) continue
+    out.push({ kind: m[3]!, promoted: Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0), pause: Number(m[2]) })
+  }
+  return out
+}
+
+export async function promotion (): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'oo-gw-promotion-'))
+  const token = randomBytes(18).toString('base64url')
+  const secret = randomBytes(24).toString('base64url')
+  const upstream = await startChild('./upstream-child.ts', {})
+  console.log(`${header()}\nbytes promoted to the old generation per read, ${N} reads counted after ${N / 5}, ${IN_FLIGHT} in flight (--trace-gc-nvp)`)
+  try {
+    for (const row of ROWS) {
+      const log = join(dir, `${row.name.replaceAll(/\W+/g, '-')}.log`)
+      const fd = openSync(log, 'a')
+      const isGateway = row.script === './gateway-child.ts'
+      const env = isGateway ? gatewayEnv(upstream.url, secret, token, dir, 'gateway') : { BENCH_UPSTREAM: upstream.url }
+      const child = await startChild(row.script, env, { stdout: fd, execArgv: [...(isGateway ? deployedNodeFlags() : []), '--trace-gc-nvp'] })
+      closeSync(fd)
+      try {
+        await drive(child.url, token, 0, N / 5, row.path)
+        // V8 stamps each line with ms since the isolate started, the child's performance.now() within a few ms
+        const from = (await child.stats()).uptimeMs
+        const ms = await drive(child.url, token, N, N, row.path)
+        // its lines are buffered until it exits
+        await child.close()
+        const lines = gcLines(log, from)
+        const scavenges = lines.filter((l) => l.kind === 's')
+        const fulls = lines.filter((l) => l.kind === 'mc' || l.kind === 'mmc')
+        const per10k = (x: number): string => (x * 10_000 / N).toFixed(1)
+        const promoted = scavenges.reduce((a, l) => a + l.promoted, 0)
+        console.log(`  ${row.name.padEnd(30)} ${(N / ms * 1000).toFixed(0).padStart(6)} reads/s  ${(promoted / N / 1024).toFixed(2).padStart(6)} KB promoted/read  per 10k reads: ${per10k(scavenges.length)} scavenges (${per10k(scavenges.reduce((a, l) => a + l.pause, 0))} ms), ${per10k(fulls.length)} mark-compacts (${per10k(fulls.reduce((a, l) => a + l.pause, 0))} ms)`)
+      } catch (err) {
+        await child.close().catch(() => undefined)
+        throw err
+      }
+    }
+  } finally {
+    await upstream.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,34 @@
+// Identical reads in flight share one upstream call (docs/design.md#coalescing): the first caller
+// of a key starts the call, every caller of the same key until it settles gets the same promise,
+// and the key is free again once it has. What a key's entry holds is cleared when it settles: an
+// entry left pointing at a settled call kept its parsed answer alive into the old generation
+// whenever the map's table was rebuilt (src/core/live-list.ts explains why), as
+// async-cache-dedupe's in-flight map did (docs/design.md#hot-path).
+
+interface InFlight<R> { promise: Promise<R> | undefined }
+
+/**
+ * `run`, coalesced by `keyOf`: while a call for a key is in flight, calling again with the same key
+ * (whatever the other arguments) answers that call's promise and calls `onShared`.
+ */
+export function coalesced<A, R> (keyOf: (a: A) => string, run: (a: A) => Promise<R>, onShared?: () => void): (a: A) => Promise<R> {
+  const inFlight = new Map<string, InFlight<R>>()
+  return async (a) => {
+    const key = keyOf(a)
+    const shared = inFlight.get(key)?.promise
+    if (shared !== undefined) {
+      onShared?.()
+      return await shared
+    }
+    const entry: InFlight<R> = { promise: undefined }
+    const done = (): void => {
+      entry.promise = undefined
+      if (inFlight.get(key) === entry) inFlight.delete(key)
+    }
+    const promise = run(a)
+    entry.promise = promise
+    inFlight.set(key, entry)
+    promise.then(done, done)
+    return await promise
+  }
+}
