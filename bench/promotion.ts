@@ -16,6 +16,10 @@ import { deployedNodeFlags, gatewayEnv, header } from './compare.js'
 
 const N = Number(process.env.BENCH_PROMOTION_N ?? 30_000)
 const IN_FLIGHT = 8
+/** BENCH_PROMOTION_FLAGS: more node flags for every row (a heap-sampling preload, say) */
+const EXTRA_FLAGS = (process.env.BENCH_PROMOTION_FLAGS ?? '').split(' ').filter((f) => f !== '')
+/** BENCH_PROMOTION_ROWS: the rows whose names start with one of these (comma-separated); default all */
+const ONLY = process.env.BENCH_PROMOTION_ROWS?.split(',')
 
 interface Row { name: string; script: string; path: (i: number) => string }
 
@@ -62,11 +66,12 @@ export async function promotion (): Promise<void> {
   console.log(`${header()}\nbytes promoted to the old generation per read, ${N} reads counted after ${N / 5}, ${IN_FLIGHT} in flight (--trace-gc-nvp)`)
   try {
     for (const row of ROWS) {
+      if (ONLY !== undefined && !ONLY.some((o) => row.name.startsWith(o))) continue
       const log = join(dir, `${row.name.replaceAll(/\W+/g, '-')}.log`)
       const fd = openSync(log, 'a')
       const isGateway = row.script === './gateway-child.ts'
       const env = isGateway ? gatewayEnv(upstream.url, secret, token, dir, 'gateway') : { BENCH_UPSTREAM: upstream.url }
-      const child = await startChild(row.script, env, { stdout: fd, execArgv: [...(isGateway ? deployedNodeFlags() : []), '--trace-gc-nvp'] })
+      const child = await startChild(row.script, env, { stdout: fd, execArgv: [...(isGateway ? deployedNodeFlags() : []), '--trace-gc-nvp', ...EXTRA_FLAGS] })
       closeSync(fd)
       try {
         await drive(child.url, token, 0, N / 5, row.path)
