@@ -18,8 +18,8 @@ const N = Number(process.env.BENCH_PROMOTION_N ?? 30_000)
 const IN_FLIGHT = 8
 /** BENCH_PROMOTION_FLAGS: more node flags for every row (a heap-sampling preload, say) */
 const EXTRA_FLAGS = (process.env.BENCH_PROMOTION_FLAGS ?? '').split(' ').filter((f) => f !== '')
-/** BENCH_PROMOTION_ROWS: the rows whose names start with one of these (comma-separated); default all */
-const ONLY = process.env.BENCH_PROMOTION_ROWS?.split(',')
+/** BENCH_PROMOTION_ROWS: the rows whose names start with one of these (separated by ';'); default all */
+const ONLY = process.env.BENCH_PROMOTION_ROWS?.split(';')
 
 interface Row { name: string; script: string; path: (i: number) => string }
 

@@ -19,15 +19,17 @@ export interface LiveNode<T> {
 
 export class LiveList<T> {
   #head: LiveNode<T> | undefined
+  #tail: LiveNode<T> | undefined
   #size = 0
 
   get size (): number { return this.#size }
 
-  /** adds `item`; keep the node to remove it */
+  /** adds `item` after every entry there is; keep the node to remove it */
   add (item: T, at = 0): LiveNode<T> {
-    const node: LiveNode<T> = { item, at, prev: undefined, next: this.#head }
-    if (this.#head !== undefined) this.#head.prev = node
-    this.#head = node
+    const node: LiveNode<T> = { item, at, prev: this.#tail, next: undefined }
+    if (this.#tail !== undefined) this.#tail.next = node
+    else this.#head = node
+    this.#tail = node
     this.#size++
     return node
   }
@@ -38,19 +40,25 @@ export class LiveList<T> {
     if (node.prev !== undefined) node.prev.next = node.next
     else this.#head = node.next
     if (node.next !== undefined) node.next.prev = node.prev
+    else this.#tail = node.prev
     node.item = undefined
     node.prev = undefined
     node.next = undefined
     this.#size--
   }
 
-  /** the nodes, newest first; remove none while iterating (collect them, then remove) */
+  /** the nodes, oldest first; remove none while iterating (collect them, then remove) */
   * nodes (): IterableIterator<LiveNode<T>> {
     for (let n = this.#head; n !== undefined; n = n.next) yield n
   }
 
-  /** the entries and their numbers, newest first */
+  /** the entries, oldest first */
+  * items (): IterableIterator<T> {
+    for (let n = this.#head; n !== undefined; n = n.next) if (n.item !== undefined) yield n.item
+  }
+
+  /** the entries and their numbers, oldest first */
   * entries (): IterableIterator<[T, number]> {
-    for (const n of this.nodes()) if (n.item !== undefined) yield [n.item, n.at]
+    for (let n = this.#head; n !== undefined; n = n.next) if (n.item !== undefined) yield [n.item, n.at]
   }
 }

@@ -48,7 +48,7 @@ export default fp(async (app) => {
     inFlight: () => live.size,
     pending: () => {
       const now = performance.now()
-      return [...live.entries()].reverse().map(([r, at]) => ({ reqId: r.id, method: r.method, route: r.routeOptions.url ?? 'unmatched', elapsedMs: Math.round(now - at) }))
+      return [...live.entries()].map(([r, at]) => ({ reqId: r.id, method: r.method, route: r.routeOptions.url ?? 'unmatched', elapsedMs: Math.round(now - at) }))
     }
   }
   app.decorate('lifecycle', lifecycle)

@@ -5,6 +5,7 @@
 // before its deadline, judged from a moving average of how long a read holds its socket. A
 // shed read never left the process: `saturated`, `nothingSent`, with a Retry-After hint.
 import { UpstreamCallError } from './errors.js'
+import { LiveList, type LiveNode } from '../core/live-list.js'
 
 export interface ReadGateOptions {
   /** reads that may hold a socket at once (the Pool's connections) */
@@ -28,6 +29,8 @@ export interface ReadGate {
 
 /** one socket held: when it was taken */
 export interface Ticket { start: number }
+/** a ticket and its place on the gate's list of held sockets */
+type Held = Ticket & { node?: LiveNode<Held> }
 
 interface Waiter { deadline: number; resolve: (t: Ticket) => void; reject: (err: unknown) => void; signal: AbortSignal | undefined; onAbort: () => void; timer: NodeJS.Timeout | undefined }
 
@@ -45,10 +48,10 @@ export function retryAfterSeconds (averageMs: number | undefined): number {
  * back between two takes: the sort, and its allocation, is only paid then (it ran on every
  * acquire and release while reads queued).
  */
-export function freeTimes (held: ReadonlySet<Ticket>, slots: number, t: number, avg: number, out: number[] = []): number[] {
+export function freeTimes (held: Iterable<Ticket>, count: number, slots: number, t: number, avg: number, out: number[] = []): number[] {
   out.length = 0
   // the free sockets, free now: before every held one (each is at t or later)
-  for (let i = held.size; i < slots; i++) out.push(t)
+  for (let i = count; i < slots; i++) out.push(t)
   let sorted = true
   for (const h of held) {
     const at = Math.max(t, h.start + avg)
@@ -62,7 +65,8 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
   const slots = Math.max(1, Math.min(o.slots, o.max))
   const now = o.now ?? Date.now
   const waiting: Waiter[] = []
-  const held = new Set<Ticket>()
+  // in the order taken; a list, not a Set, which kept tickets into the old generation (src/core/live-list.ts)
+  const held = new LiveList<Held>()
   let averageMs: number | undefined
 
   const shed = (): UpstreamCallError =>
@@ -70,7 +74,7 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
 
   /** freeTimes' array, reused: each caller reads it at once (docs/design.md#hot-path) */
   const freeScratch: number[] = []
-  const freeAt = (t: number, avg: number): number[] => freeTimes(held, slots, t, avg, freeScratch)
+  const freeAt = (t: number, avg: number): number[] => freeTimes(held.items(), held.size, slots, t, avg, freeScratch)
 
   /**
    * Plus a quarter of the average as a margin: the average is an estimate, and a read predicted
@@ -108,8 +112,8 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
   }
 
   function take (): Ticket {
-    const t = { start: now() }
-    held.add(t)
+    const t: Held = { start: now(), node: undefined }
+    t.node = held.add(t)
     return t
   }
 
@@ -144,7 +148,9 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
       })
     },
     release: (ticket, representative) => {
-      if (!held.delete(ticket)) return
+      const node = (ticket as Held).node
+      if (node?.item === undefined) return
+      held.remove(node)
       if (representative) {
         const heldMs = now() - ticket.start
         averageMs = averageMs === undefined ? heldMs : averageMs + ALPHA * (heldMs - averageMs)
