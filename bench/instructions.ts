@@ -5,7 +5,7 @@
 // process starts under callgrind with counting off, serves BENCH_IR_WARM reads (the JIT settles),
 // counts BENCH_IR_N reads one at a time (no batching to vary with timing), and dumps. The
 // optimizing compiler's own work (V8's `compiler::` functions) is reported apart: it is a warm-up
-// cost that moves with timing, not a cost per read. Needs valgrind (`apt-get install -y
+// cost that moves with timing, not a cost per read. Then the same for a mutation (mutationRows). Needs valgrind (`apt-get install -y
 // valgrind`); user-space instructions only — the kernel's share of a write is not in it.
 // Under valgrind a read takes milliseconds, so work done per unit of time (the load-shedding
 // sampler, the deadline sweep) weighs more per read here than at full speed: compare rows and
@@ -16,6 +16,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Pool } from 'undici'
+import pg from 'pg'
+import { sha256Hex } from '../src/callers/tokens.js'
 import { BUILD, buildChildren, startChild } from './child-ipc.js'
 import { deployedNodeFlags, gatewayEnv, header } from './compare.js'
 
@@ -75,6 +77,38 @@ function count (files: string[]): { all: number; compiler: number; gc: number } 
   return { all, compiler, gc }
 }
 
+/**
+ * One target under callgrind: started with counting off, `warm` run, then `counted` run with
+ * counting on, dumped, killed; the instructions per unit (`units` of them counted) printed
+ */
+async function underCallgrind (o: { name: string; unit: string; script: string; env: Record<string, string>; dir: string; units: number; warm: (url: string) => Promise<void>; counted: (url: string) => Promise<void> }): Promise<void> {
+  const out = join(KEEP ?? o.dir, `cg-${o.script}`)
+  const log = openSync(join(o.dir, `${o.script}.log`), 'a')
+  const proc = fork(join(BUILD, 'bench', o.script), [], {
+    execPath: 'valgrind',
+    // V8's JIT writes code into memory it then runs: callgrind must look for that
+    execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`, process.execPath, '--single-threaded', ...(process.env.BENCH_IR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''), ...(o.script === 'gateway-child.js' ? deployedNodeFlags() : [])],
+    env: { ...process.env, ...o.env },
+    stdio: ['ignore', log, 'ignore', 'ipc']
+  })
+  closeSync(log)
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      proc.on('message', (m: { type: string; url: string }) => { if (m.type === 'ready') resolve(m.url) })
+      proc.once('exit', (code) => { reject(new Error(`${o.script} under valgrind exited (${String(code)})`)) })
+    })
+    await o.warm(url)
+    execFileSync('callgrind_control', ['-i', 'on', String(proc.pid)], { stdio: 'ignore' })
+    await o.counted(url)
+    execFileSync('callgrind_control', ['-d', String(proc.pid)], { stdio: 'ignore' })
+  } finally {
+    proc.kill('SIGKILL')
+  }
+  const c = count(readdirSync(KEEP ?? o.dir).filter((f) => f.startsWith(`cg-${o.script}.${String(proc.pid)}`)).map((f) => join(KEEP ?? o.dir, f)))
+  const k = (n: number): string => (n / o.units / 1000).toFixed(1)
+  console.log(`  ${o.name.padEnd(20)} ${k(c.all - c.compiler - c.gc).padStart(7)} k instructions/${o.unit}  (+ ${k(c.gc)} k in the garbage collector, + ${k(c.compiler)} k in the optimizing compiler)`)
+}
+
 export async function instructions (): Promise<void> {
   if (!valgrindAvailable()) {
     console.log('bench --instructions: valgrind is not installed (apt-get install -y valgrind); nothing measured')
@@ -94,36 +128,127 @@ export async function instructions (): Promise<void> {
   try {
     for (const [name, script] of rows) {
       if (ONLY !== undefined && !name.startsWith(ONLY)) continue
-      const out = join(KEEP ?? dir, `cg-${script}`)
-      const log = openSync(join(dir, `${script}.log`), 'a')
-      const proc = fork(join(BUILD, 'bench', script), [], {
-        execPath: 'valgrind',
-        // V8's JIT writes code into memory it then runs: callgrind must look for that
-        execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`, process.execPath, '--single-threaded', ...(process.env.BENCH_IR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''), ...(script === 'gateway-child.js' ? deployedNodeFlags() : [])],
-        env: { ...process.env, BENCH_GATEWAY_ENV: JSON.stringify(gw), BENCH_UPSTREAM: upstream.url },
-        stdio: ['ignore', log, 'ignore', 'ipc']
+      await underCallgrind({
+        name,
+        unit: 'read',
+        script,
+        env: { BENCH_GATEWAY_ENV: JSON.stringify(gw), BENCH_UPSTREAM: upstream.url },
+        dir,
+        units: N,
+        warm: async (url) => { await drive(url, token, WARM, first); first += WARM },
+        counted: async (url) => { await drive(url, token, N, first); first += N }
       })
-      closeSync(log)
-      try {
-        const url = await new Promise<string>((resolve, reject) => {
-          proc.on('message', (m: { type: string; url: string }) => { if (m.type === 'ready') resolve(m.url) })
-          proc.once('exit', (code) => { reject(new Error(`${script} under valgrind exited (${String(code)})`)) })
-        })
-        await drive(url, token, WARM, first)
-        first += WARM
-        execFileSync('callgrind_control', ['-i', 'on', String(proc.pid)], { stdio: 'ignore' })
-        await drive(url, token, N, first)
-        first += N
-        execFileSync('callgrind_control', ['-d', String(proc.pid)], { stdio: 'ignore' })
-      } finally {
-        proc.kill('SIGKILL')
-      }
-      const c = count(readdirSync(KEEP ?? dir).filter((f) => f.startsWith(`cg-${script}.${String(proc.pid)}`)).map((f) => join(KEEP ?? dir, f)))
-      const k = (n: number): string => (n / N / 1000).toFixed(1)
-      console.log(`  ${name.padEnd(20)} ${k(c.all - c.compiler - c.gc).padStart(7)} k instructions/read  (+ ${k(c.gc)} k in the garbage collector, + ${k(c.compiler)} k in the optimizing compiler)`)
     }
   } finally {
     await upstream.close()
+  }
+  try {
+    await mutationRows(dir)
+  } finally {
     rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * interventions counted, after warm ones, one at a time: the optimizing compiler settles on the
+ * mutation path only after a few thousand (600 warm: 2,030 k a mutation on SQLite, 2,000: 1,668 k,
+ * 4,000: 1,527 k with the compiler's own share down to 117 k)
+ */
+const N_MUTATIONS = Number(process.env.BENCH_IR_MUTATIONS ?? 500)
+const WARM_MUTATIONS = Number(process.env.BENCH_IR_MUTATIONS_WARM ?? 4000)
+const MUTATION_CAMPAIGNS = 16
+
+/**
+ * The mutation path (docs/design.md#order-of-checks): `POST /v1/campaigns/:c/interventions`, one at
+ * a time round-robin over campaigns claimed first, through the gateway on the SQLite ledger (a file
+ * in the temp directory) and — with BENCH_POSTGRES_URL or TEST_POSTGRES_URL — on PostgreSQL (a
+ * schema of its own, dropped after), against the simulator in a process of its own. What is
+ * counted is the gateway's process only: the ledger's own work on PostgreSQL is the server's.
+ */
+async function mutationRows (dir: string): Promise<void> {
+  const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL
+  const ledgers: Array<['SQLite' | 'PostgreSQL', string]> = [['SQLite', `sqlite:${join(dir, 'ledger.db')}`]]
+  const schema = `oogw_ir_${randomBytes(4).toString('hex')}`
+  if (pgUrl !== undefined) {
+    const u = new URL(pgUrl)
+    u.searchParams.set('options', `-c search_path=${schema}`)
+    ledgers.push(['PostgreSQL', u.toString()])
+  }
+  const rows = ledgers.filter(([ledger]) => ONLY === undefined || `gateway, intervention (${ledger})`.startsWith(ONLY))
+  if (rows.length === 0) return
+  console.log(`instructions per intervention (POST /v1/campaigns/:c/interventions), one at a time over ${MUTATION_CAMPAIGNS} claimed campaigns, ${N_MUTATIONS} counted after ${WARM_MUTATIONS}${pgUrl === undefined ? '; PostgreSQL skipped: set BENCH_POSTGRES_URL (or TEST_POSTGRES_URL)' : ''}`)
+  const secret = randomBytes(24).toString('base64url')
+  const token = randomBytes(18).toString('base64url')
+  const sim = await startChild('./simulator-child.ts', { BENCH_SIM_SECRET: secret })
+  const admin = pgUrl === undefined ? undefined : new pg.Client({ connectionString: pgUrl })
+  try {
+    if (admin !== undefined) {
+      await admin.connect()
+      await admin.query(`CREATE SCHEMA ${schema}`)
+    }
+    for (const [ledger, url] of rows) {
+      const env: Record<string, string> = {
+        OPENOPERATOR_URL: sim.url,
+        SPYNEL_AGENT_ZERO_API_KEY: secret,
+        GATEWAY_CALLERS: JSON.stringify([{ name: 'bench', tokenSha256: sha256Hex(token), scopes: ['read', 'control'], controllerId: 'bench-ctl' }]),
+        GATEWAY_CONTROL_ENABLED: 'true',
+        GATEWAY_LEDGER_URL: url,
+        GATEWAY_RATE_LIMIT_CONTROL: '10000000',
+        GATEWAY_RATE_LIMIT_READ: '10000000',
+        GATEWAY_MAX_EVENT_LOOP_DELAY_MS: '0',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        METRICS_PORT: '0'
+      }
+      const run = randomBytes(3).toString('hex')
+      const campaigns = Array.from({ length: MUTATION_CAMPAIGNS }, (_, i) => `ir-${run}-${i}`)
+      let n = 0
+      const interventions = async (url: string, count: number): Promise<void> => {
+        const pool = new Pool(url, { connections: 1 })
+        try {
+          for (let i = 0; i < count; i++, n++) {
+            const c = campaigns[n % campaigns.length]!
+            const r = await pool.request({ method: 'POST', path: `/v1/campaigns/${c}/interventions`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestId: `iv-${run}-${n}`, intervention: { n } }) })
+            const text = await r.body.text()
+            if (r.statusCode !== 200) throw new Error(`intervention answered ${r.statusCode}: ${text.slice(0, 300)}`)
+          }
+        } finally {
+          await pool.close()
+        }
+      }
+      await underCallgrind({
+        name: `gateway, intervention (${ledger})`,
+        unit: 'mutation',
+        script: 'gateway-child.js',
+        env: { BENCH_GATEWAY_ENV: JSON.stringify(env) },
+        dir,
+        units: N_MUTATIONS,
+        warm: async (url) => {
+          // the card's control operations are discovered once the gateway is up: claims retry until it has
+          const pool = new Pool(url, { connections: 1 })
+          try {
+            for (const c of campaigns) {
+              for (let attempt = 0; ; attempt++) {
+                const r = await pool.request({ method: 'POST', path: `/v1/campaigns/${c}/control/claim`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestId: `claim-${c}-${attempt}`, ttlSeconds: 3600 }) })
+                const text = await r.body.text()
+                if (r.statusCode === 200) break
+                if (attempt >= 100) throw new Error(`claim of ${c} answered ${r.statusCode}: ${text.slice(0, 300)}`)
+                await new Promise((resolve) => setTimeout(resolve, 200))
+              }
+            }
+          } finally {
+            await pool.close()
+          }
+          await interventions(url, WARM_MUTATIONS)
+        },
+        counted: async (url) => { await interventions(url, N_MUTATIONS) }
+      })
+    }
+  } finally {
+    await sim.close()
+    if (admin !== undefined) {
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined)
+      await admin.end()
+    }
   }
 }
