@@ -11,7 +11,7 @@ import { checkRpcResponse, type RpcErrorObject } from '../../schemas/jsonrpc.js'
 import { exceedsDepth } from './json-depth.js'
 import { createReadGate, type ReadGate } from './read-gate.js'
 import { createByteBudget, type Hold } from './byte-budget.js'
-import { createDeadlineSweeper } from './deadlines.js'
+import { createDeadlineSweeper, type Watch } from './deadlines.js'
 import { answerCarriesSecret, secretMatcher } from '../core/secret-match.js'
 import { discardBody } from '../http/capped-body.js'
 import { jsonString } from '../core/json-text.js'
@@ -68,6 +68,20 @@ export interface UpstreamClient {
 }
 
 interface Exchange { status: number; body: Buffer; headers: Record<string, string | string[] | undefined> }
+/** a JSON-RPC exchange's headers: nothing reads them (rpcExchange) */
+const NO_HEADERS: Exchange['headers'] = Object.freeze({})
+
+/** the Content-Length among raw response headers (name, value, name, value, …), or undefined */
+function contentLengthOf (raw: Buffer[]): number | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length === 14 && name.toString('latin1').toLowerCase() === 'content-length') {
+      const n = Number(raw[i + 1]!.toString('latin1'))
+      return Number.isFinite(n) ? n : undefined
+    }
+  }
+  return undefined
+}
 
 /** sockets of the read Pool; the read gate lets no more than this many reads hold one */
 export const READ_CONNECTIONS = 16
@@ -135,7 +149,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     // no per-call signal or timer (docs/design.md#hot-path): a waiter leaves at its deadline by the gate's own timer
     const ticket = await gate.acquire(req.deadline, undefined, discovery)
     try {
-      return await exchange(readPool, req)
+      return await (req.method === 'POST' ? rpcExchange(readPool, req) : exchange(readPool, req))
     } finally {
       gate.release(ticket, !discovery)
     }
@@ -188,6 +202,68 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     } finally {
       deadlines.unwatch(watch)
     }
+  }
+
+  /**
+   * A JSON-RPC read's exchange (docs/design.md#hot-path): `exchange`'s bounds, checks and failures,
+   * through undici's handler interface instead of `request`, which built a header object and a body
+   * stream for every call. The status and the declared length are read from the raw headers, the
+   * chunks collected as they come, anything refused aborts the request. Nothing reads a JSON-RPC
+   * answer's headers: none are returned.
+   */
+  async function rpcExchange (dispatcher: Dispatcher, req: ExchangeRequest): Promise<Exchange> {
+    const remaining = req.deadline - Date.now()
+    if (remaining <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
+    const { deadline, hold, maxBytes } = req
+    return await new Promise<Exchange>((resolve, reject) => {
+      let abort: ((err?: Error) => void) | undefined
+      let status = 0
+      let size = 0
+      const chunks: Buffer[] = []
+      let watch: Watch | undefined
+      let refused: UpstreamCallError | undefined
+      const unwatch = (): void => {
+        if (watch !== undefined) deadlines.unwatch(watch)
+        watch = undefined
+      }
+      /** what arrived is refused: no more of it is read */
+      const refuse = (err: UpstreamCallError): void => {
+        refused ??= err
+        abort?.(err)
+      }
+      dispatcher.dispatch({ method: 'POST', path: req.path, body: req.body, headers: req.headers, reset: req.reset ?? false, headersTimeout: remaining, bodyTimeout: remaining }, {
+        onConnect: (a: (err?: Error) => void) => { abort = a },
+        onHeaders: (statusCode: number, rawHeaders: Buffer[]) => {
+          // an informational answer comes before the real one
+          if (statusCode < 200) return true
+          status = statusCode
+          if (statusCode >= 300 && statusCode < 400) { refuse(new UpstreamCallError('redirect', { httpStatus: statusCode })); return true }
+          const declared = contentLengthOf(rawHeaders)
+          if (declared !== undefined && declared > maxBytes) { refuse(new UpstreamCallError('too_large', { httpStatus: statusCode })); return true }
+          if (hold !== undefined && declared !== undefined && !budget.reserve(hold, declared)) { refuse(overBudget(statusCode)); return true }
+          // the whole answer within the deadline, however slowly it trickles (src/upstream/deadlines.ts)
+          watch = deadlines.watch(deadline, () => { refuse(new UpstreamCallError('timeout')) })
+          return true
+        },
+        onData: (chunk: Buffer) => {
+          size += chunk.length
+          if (size > maxBytes) { refuse(new UpstreamCallError('too_large', { httpStatus: status })); return true }
+          // a missing or short declaration: reserve what actually streams in
+          if (hold !== undefined && size > hold.bytes && !budget.reserve(hold, size - hold.bytes)) { refuse(overBudget(status)); return true }
+          chunks.push(chunk)
+          return true
+        },
+        onComplete: () => {
+          unwatch()
+          if (refused !== undefined) reject(refused)
+          else resolve({ status, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), headers: NO_HEADERS })
+        },
+        onError: (err: Error) => {
+          unwatch()
+          reject(refused ?? classifyTransportError(err, preConnect.has(err), Date.now() >= deadline))
+        }
+      })
+    })
   }
 
   /** the body under its byte cap (and the budget, when held) as it streams; listeners, not an async iterator */
