@@ -178,20 +178,13 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
       discardBody(res.body)
       return { status: 304, body: Buffer.alloc(0), headers: res.headers }
     }
-    if (res.statusCode >= 300 && res.statusCode < 400) {
-      discardBody(res.body)
-      throw new UpstreamCallError('redirect', { httpStatus: res.statusCode })
-    }
     const declared = Number(res.headers['content-length'])
-    if (Number.isFinite(declared) && declared > req.maxBytes) {
+    const refused = headersRefusal(res.statusCode, Number.isFinite(declared) ? declared : undefined, req)
+    if (refused !== undefined) {
       discardBody(res.body)
-      throw new UpstreamCallError('too_large', { httpStatus: res.statusCode })
+      throw refused
     }
     const { hold } = req
-    if (hold !== undefined && Number.isFinite(declared) && !budget.reserve(hold, declared)) {
-      discardBody(res.body)
-      throw overBudget(res.statusCode)
-    }
     // the whole answer within the deadline, however slowly it trickles (src/upstream/deadlines.ts)
     const body = res.body
     const watch = deadlines.watch(req.deadline, () => { body.destroy(new UpstreamCallError('timeout')) })
@@ -237,19 +230,16 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
           // an informational answer comes before the real one
           if (statusCode < 200) return true
           status = statusCode
-          if (statusCode >= 300 && statusCode < 400) { refuse(new UpstreamCallError('redirect', { httpStatus: statusCode })); return true }
-          const declared = contentLengthOf(rawHeaders)
-          if (declared !== undefined && declared > maxBytes) { refuse(new UpstreamCallError('too_large', { httpStatus: statusCode })); return true }
-          if (hold !== undefined && declared !== undefined && !budget.reserve(hold, declared)) { refuse(overBudget(statusCode)); return true }
+          const refusedHead = headersRefusal(statusCode, contentLengthOf(rawHeaders), req)
+          if (refusedHead !== undefined) { refuse(refusedHead); return true }
           // the whole answer within the deadline, however slowly it trickles (src/upstream/deadlines.ts)
           watch = deadlines.watch(deadline, () => { refuse(new UpstreamCallError('timeout')) })
           return true
         },
         onData: (chunk: Buffer) => {
           size += chunk.length
-          if (size > maxBytes) { refuse(new UpstreamCallError('too_large', { httpStatus: status })); return true }
-          // a missing or short declaration: reserve what actually streams in
-          if (hold !== undefined && size > hold.bytes && !budget.reserve(hold, size - hold.bytes)) { refuse(overBudget(status)); return true }
+          const refusedBody = bodyRefusal(size, status, maxBytes, hold)
+          if (refusedBody !== undefined) { refuse(refusedBody); return true }
           chunks.push(chunk)
           return true
         },
@@ -266,6 +256,25 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     })
   }
 
+  /**
+   * What an answer's head refuses, both exchanges alike: a 3xx is never followed, a declared length
+   * over the cap is not read, and a budgeted answer reserves its declared length or is shed
+   */
+  function headersRefusal (status: number, declared: number | undefined, req: Pick<ExchangeRequest, 'maxBytes' | 'hold'>): UpstreamCallError | undefined {
+    if (status >= 300 && status < 400) return new UpstreamCallError('redirect', { httpStatus: status })
+    if (declared === undefined) return undefined
+    if (declared > req.maxBytes) return new UpstreamCallError('too_large', { httpStatus: status })
+    if (req.hold !== undefined && !budget.reserve(req.hold, declared)) return overBudget(status)
+    return undefined
+  }
+
+  /** what the body refuses once `size` bytes have streamed in: past the cap, or past the budget (a missing or short declaration reserves what actually streams in) */
+  function bodyRefusal (size: number, status: number, maxBytes: number, hold: Hold | undefined): UpstreamCallError | undefined {
+    if (size > maxBytes) return new UpstreamCallError('too_large', { httpStatus: status })
+    if (hold !== undefined && size > hold.bytes && !budget.reserve(hold, size - hold.bytes)) return overBudget(status)
+    return undefined
+  }
+
   /** the body under its byte cap (and the budget, when held) as it streams; listeners, not an async iterator */
   async function readCapped (body: Dispatcher.ResponseData['body'], maxBytes: number, hold: Hold | undefined, status: number): Promise<Buffer> {
     return await new Promise<Buffer>((resolve, reject) => {
@@ -278,9 +287,8 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
       }
       const onData = (buf: Buffer): void => {
         size += buf.length
-        if (size > maxBytes) return fail(new UpstreamCallError('too_large', { httpStatus: status }))
-        // a missing or short declaration: reserve what actually streams in
-        if (hold !== undefined && size > hold.bytes && !budget.reserve(hold, size - hold.bytes)) return fail(overBudget(status))
+        const refused = bodyRefusal(size, status, maxBytes, hold)
+        if (refused !== undefined) return fail(refused)
         chunks.push(buf)
       }
       body.on('data', onData)
