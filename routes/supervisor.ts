@@ -26,6 +26,7 @@ const supervisor: FastifyPluginAsyncZod = async (app) => {
         summary,
         description: `One ${operation} read of the remote's Argus supervisor; identical reads in flight share one upstream call.`,
         querystring: z.strictObject({}),
+        // eslint-disable-next-line no-restricted-syntax -- the route's schema, built once at startup
         ...answers({
           200: { schema: ArgusReadResponseSchema, description: `The remote's ${operation} payload as it answered it, with the request id the read carried.` }
         }, [...AUTHENTICATED, ...ARGUS_READ])

@@ -33,6 +33,7 @@ const tasks: FastifyPluginAsyncZod = async (app) => {
       summary: 'A task as an attempt outcome: state, campaign metadata, bounded artifacts',
       params: TaskParamsSchema,
       querystring: NoQuerySchema,
+      // eslint-disable-next-line no-restricted-syntax -- the route's schema, built once at startup
       ...answers({
         200: { schema: TaskProjectionSchema, description: 'The task as the remote reports it now (tasks/get, historyLength 0), projected: history, metrics and stdout dropped, artifacts bounded. A completed state is an attempt outcome, never proof the mission was accepted.' }
       }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...UPSTREAM_READ, 'not_found'])

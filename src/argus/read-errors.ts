@@ -19,18 +19,16 @@ export function readFailure (err: unknown, requestId?: string): GatewayError {
       return new GatewayError((err.httpStatus ?? 500) >= 500 ? 'upstream_unavailable' : 'upstream_rejected', opts)
     case 'saturated':
       // shed by the gateway's own bounds before (or instead of) holding the answer: come back later
-      return new GatewayError('upstream_unavailable', {
-        ...opts,
+      return new GatewayError('upstream_unavailable', Object.assign({}, opts, {
         message: 'The gateway is at its limit of upstream reads; retry shortly.',
         headers: { 'retry-after': String(err.retryAfterSeconds ?? 1) }
-      })
+      }))
     case 'circuit_open':
       // the remote stopped answering: refused at once instead of waiting out another timeout
-      return new GatewayError('upstream_unavailable', {
-        ...opts,
+      return new GatewayError('upstream_unavailable', Object.assign({}, opts, {
         message: 'The remote is not answering; the gateway will try it again shortly.',
         headers: { 'retry-after': String(err.retryAfterSeconds ?? 1) }
-      })
+      }))
     case 'redirect':
     case 'too_large':
     case 'invalid':

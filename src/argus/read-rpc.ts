@@ -27,12 +27,16 @@ export interface ReadRpc {
   rejected?: (error: RpcErrorObject) => GatewayError | undefined
 }
 
+const READ = { kind: 'read' } as const
+
 /** the remote's result, or the contract error its failure means */
 export async function readRpc (d: { client: UpstreamClient; discovery: Discovery }, wire: A2aWire, read: ReadRpc): Promise<unknown> {
   const { requestId } = read
   let r: RpcResult
   try {
-    r = await d.client.rpc({ ...read.call, kind: 'read' })
+    // Object.assign, not an object spread: on the hot path a spread made V8 promote about 0.2 KB
+    // per read into the old generation (docs/design.md#hot-path)
+    r = await d.client.rpc(Object.assign({}, read.call, READ))
   } catch (err) {
     throw readFailure(err, requestId)
   }

@@ -39,7 +39,7 @@ export class AccessLog extends LogController {
     const responseTime = Math.round(reply.elapsedTime * 1000) / 1000
     if (!failed && writeDirect(reply.log as unknown as PinoInternals, request, reply.statusCode, responseTime)) return
     const line = { req: request, res: { statusCode: reply.statusCode }, responseTime }
-    if (failed) reply.log.error({ ...line, err: error }, 'request errored')
+    if (failed) reply.log.error(Object.assign(line, { err: error }), 'request errored')
     else reply.log.info(line, 'request completed')
   }
 }

@@ -62,6 +62,7 @@ export default fp<RateLimitOptions>(async (app, opts) => {
     await app.register(rateLimit, {
       global: true,
       timeWindow: WINDOW_MS,
+      // eslint-disable-next-line no-restricted-syntax -- the plugin's options, built once at startup
       ...store,
       // routes without a scope (health, docs) are not limited; the others always have a caller here
       allowList: (r) => r.caller === null,

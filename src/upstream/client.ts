@@ -70,6 +70,7 @@ export interface UpstreamClient {
 interface Exchange { status: number; body: Buffer; headers: Record<string, string | string[] | undefined> }
 /** a JSON-RPC exchange's headers: nothing reads them (rpcExchange) */
 const NO_HEADERS: Exchange['headers'] = Object.freeze({})
+const ACCEPT_JSON = Object.freeze({ accept: 'application/json' })
 
 /** the Content-Length among raw response headers (name, value, name, value, …), or undefined */
 function contentLengthOf (raw: Buffer[]): number | undefined {
@@ -102,7 +103,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   const tlsOptions = tlsOptionsFor(o.caPem)
   // errors produced inside the connector happened before any request byte was written
   const preConnect = new WeakSet<object>()
-  const baseConnector = buildConnector({ ...tlsOptions, timeout: o.connectTimeoutMs })
+  const baseConnector = buildConnector(Object.assign({}, tlsOptions, { timeout: o.connectTimeoutMs }))
   const connect: buildConnector.connector = (opts, cb) => {
     baseConnector(opts, (err, socket) => {
       if (err !== null && typeof err === 'object') preConnect.add(err)
@@ -132,12 +133,12 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     else authHeaders['x-api-key'] = o.secret
   }
 
-  /** a JSON-RPC call's headers without extra ones, built once (docs/design.md#hot-path): no object spread per call */
-  const rpcHeaders: Record<string, string> = Object.freeze({ 'content-type': 'application/json', accept: 'application/json', ...authHeaders })
+  /** a JSON-RPC call's headers without extra ones, built once (docs/design.md#hot-path): no object built per call */
+  const rpcHeaders: Record<string, string> = Object.freeze(Object.assign({ 'content-type': 'application/json', accept: 'application/json' }, authHeaders))
   /** the credential last, over any header of the same name a caller gave */
   const withAuth = (base: Record<string, string>, extra: Record<string, string> | undefined): Record<string, string> => {
     if (extra === undefined || Object.keys(extra).length === 0) return base
-    return { ...base, ...extra, ...authHeaders }
+    return Object.assign({}, base, extra, authHeaders)
   }
 
   /** `headers` complete, the credential included (rpcHeaders, withAuth) */
@@ -409,7 +410,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     if (!suffix.startsWith('/') || suffix.includes('//') || suffix.includes('..')) throw new Error('discovery paths are fixed suffixes of the A2A base')
     const deadline = Math.min(opts.deadline ?? Infinity, Date.now() + o.readTimeoutMs)
     return await timed(opts.op, () => withReadRetry(deadline, async () => {
-      return await readExchange({ method: 'GET', path: `${o.basePath}${suffix}`, headers: { ...opts.headers, accept: 'application/json', ...authHeaders }, maxBytes: opts.maxBytes, deadline }, true)
+      return await readExchange({ method: 'GET', path: `${o.basePath}${suffix}`, headers: Object.assign({}, opts.headers, ACCEPT_JSON, authHeaders), maxBytes: opts.maxBytes, deadline }, true)
     }))
   }
 
