@@ -5,7 +5,9 @@
 // `--trace-gc-nvp` (the gateway with the node flags of `npm start`), drives BENCH_PROMOTION_N reads
 // with 8 in flight through undici after a warm-up of a fifth as many, and sums V8's own lines over
 // the counted reads: bytes promoted per read, scavenges, mark-compacts and their pauses per 10,000
-// reads. Loopback only; the gateway's log (with V8's lines) goes to a temp file, removed after.
+// reads. BENCH_PROMOTION_RATE=1000 drives the reads at that steady rate instead (open loop, as the
+// stalls bench does): what decides the mark-compacts a minute at 1,000 req/s. Loopback only; the
+// gateway's log (with V8's lines) goes to a temp file, removed after.
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,6 +15,7 @@ import { randomBytes } from 'node:crypto'
 import { Pool } from 'undici'
 import { startChild } from './child-ipc.js'
 import { deployedNodeFlags, gatewayEnv, header } from './compare.js'
+import { openLoop } from './load.js'
 
 const N = Number(process.env.BENCH_PROMOTION_N ?? 30_000)
 const IN_FLIGHT = 8
@@ -20,6 +23,8 @@ const IN_FLIGHT = 8
 const EXTRA_FLAGS = (process.env.BENCH_PROMOTION_FLAGS ?? '').split(' ').filter((f) => f !== '')
 /** BENCH_PROMOTION_ROWS: the rows whose names start with one of these (separated by ';'); default all */
 const ONLY = process.env.BENCH_PROMOTION_ROWS?.split(';')
+/** BENCH_PROMOTION_RATE: reads a second, open loop, instead of IN_FLIGHT at once as fast as they go */
+const RATE = process.env.BENCH_PROMOTION_RATE === undefined ? undefined : Number(process.env.BENCH_PROMOTION_RATE)
 
 interface Row { name: string; script: string; path: (i: number) => string }
 
@@ -30,6 +35,12 @@ const ROWS: Row[] = [
 ]
 
 async function drive (url: string, token: string, first: number, n: number, path: Row['path']): Promise<number> {
+  if (RATE !== undefined) {
+    const t0 = performance.now()
+    const r = await openLoop(url, RATE, n / RATE, (i) => ({ method: 'GET', path: path(first + i), headers: { authorization: `Bearer ${token}` } }))
+    if (r.ok !== n) throw new Error(`${n - r.ok} of ${n} reads not answered 2xx (${r.firstFailure ?? ''})`)
+    return performance.now() - t0
+  }
   const pool = new Pool(url, { connections: IN_FLIGHT })
   let next = first
   const t0 = performance.now()
@@ -63,7 +74,7 @@ export async function promotion (): Promise<void> {
   const token = randomBytes(18).toString('base64url')
   const secret = randomBytes(24).toString('base64url')
   const upstream = await startChild('./upstream-child.ts', {})
-  console.log(`${header()}\nbytes promoted to the old generation per read, ${N} reads counted after ${N / 5}, ${IN_FLIGHT} in flight (--trace-gc-nvp)`)
+  console.log(`${header()}\nbytes promoted to the old generation per read, ${N} reads counted after ${N / 5}, ${RATE === undefined ? `${IN_FLIGHT} in flight` : `${RATE} a second`} (--trace-gc-nvp)`)
   try {
     for (const row of ROWS) {
       if (ONLY !== undefined && !ONLY.some((o) => row.name.startsWith(o))) continue
