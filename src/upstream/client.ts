@@ -206,8 +206,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
    * answer's headers: none are returned.
    */
   async function rpcExchange (dispatcher: Dispatcher, req: ExchangeRequest): Promise<Exchange> {
-    const remaining = req.deadline - Date.now()
-    if (remaining <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
+    if (req.deadline - Date.now() <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
     const { deadline, hold, maxBytes } = req
     return await new Promise<Exchange>((resolve, reject) => {
       let abort: ((err?: Error) => void) | undefined
@@ -225,16 +224,23 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
         refused ??= err
         abort?.(err)
       }
-      dispatcher.dispatch({ method: 'POST', path: req.path, body: req.body, headers: req.headers, reset: req.reset ?? false, headersTimeout: remaining, bodyTimeout: remaining }, {
-        onConnect: (a: (err?: Error) => void) => { abort = a },
+      // the whole exchange within the deadline, from now to the last byte, however slowly it
+      // trickles (src/upstream/deadlines.ts); undici's own timers are off: each exchange's
+      // headers and body timers were objects kept in a list until its next tick, ~0.5 s later,
+      // promoted to the old generation (docs/design.md#hot-path)
+      watch = deadlines.watch(deadline, () => { refuse(new UpstreamCallError('timeout')) })
+      dispatcher.dispatch({ method: 'POST', path: req.path, body: req.body, headers: req.headers, reset: req.reset ?? false, headersTimeout: 0, bodyTimeout: 0 }, {
+        onConnect: (a: (err?: Error) => void) => {
+          abort = a
+          // the deadline passed before the request had a connection
+          if (refused !== undefined) a(refused)
+        },
         onHeaders: (statusCode: number, rawHeaders: Buffer[]) => {
           // an informational answer comes before the real one
           if (statusCode < 200) return true
           status = statusCode
           const refusedHead = headersRefusal(statusCode, contentLengthOf(rawHeaders), req)
           if (refusedHead !== undefined) { refuse(refusedHead); return true }
-          // the whole answer within the deadline, however slowly it trickles (src/upstream/deadlines.ts)
-          watch = deadlines.watch(deadline, () => { refuse(new UpstreamCallError('timeout')) })
           return true
         },
         onData: (chunk: Buffer) => {

@@ -80,6 +80,22 @@ describe('a JSON-RPC read', () => {
     expect(Date.now() - started).toBeLessThan(1500)
   })
 
+  it('times out at the read deadline while the headers never come, and lets the connection go', async () => {
+    let closed = 0
+    const u = await upstream((body, res) => { res.on('close', () => { closed++ }) })
+    const c = client(u.origin, { readTimeoutMs: 400 })
+    const started = Date.now()
+    const err = await failure(c.rpc(read))
+    expect(err.kind).toBe('timeout')
+    // the deadline plus the sweep's period: no timer of undici's bounds this wait any more
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390)
+    expect(Date.now() - started).toBeLessThan(1200)
+    await expect.poll(() => closed).toBe(1)
+    // the next read goes on a new connection and is answered
+    const answered = await upstream((body, res) => { res.end(answer(body.id)) })
+    expect(await client(answered.origin).rpc(read)).toMatchObject({ ok: true, result: { id: 't1' } })
+  })
+
   it('refuses a body over the cap, declared or streamed', async () => {
     const declared = await upstream((body, res) => { res.writeHead(200, { 'content-length': 5000 }); res.end('x'.repeat(5000)) })
     expect((await failure(client(declared.origin, { maxResponseBytes: 1000 }).rpc(read))).kind).toBe('too_large')
