@@ -4,8 +4,12 @@
 // (docs/design.md#hot-path). Each row starts its target in a process of its own with
 // `--trace-gc-nvp` (the gateway with the node flags of `npm start`), drives BENCH_PROMOTION_N reads
 // with 8 in flight through undici after a warm-up of a fifth as many, and sums V8's own lines over
-// the counted reads: bytes promoted per read, scavenges, mark-compacts and their pauses per 10,000
-// reads. BENCH_PROMOTION_RATE=1000 drives the reads at that steady rate instead (open loop, as the
+// the counted reads: bytes promoted per read, bytes that entered the old generation directly per
+// read (its growth between two scavenges less what they promoted, from `--trace-gc-verbose`: a
+// long-lived Map's rebuilt tables, strings V8's number cache keeps, maps; `directPerRead`),
+// scavenges, mark-compacts and their pauses per 10,000 reads. A mark-compact starts once the old
+// generation has grown past a limit V8 sets after the last one (8-11 MB more, at 1,000 req/s here),
+// so the two figures together decide how often the loop pauses. BENCH_PROMOTION_RATE=1000 drives the reads at that steady rate instead (open loop, as the
 // stalls bench does): what decides the mark-compacts a minute at 1,000 req/s. Loopback only; the
 // gateway's log (with V8's lines) goes to a temp file, removed after.
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
@@ -58,15 +62,43 @@ async function drive (url: string, token: string, first: number, n: number, path
   return performance.now() - t0
 }
 
-/** V8's --trace-gc-nvp lines after the marker line's time */
-function gcLines (log: string, afterMs: number): Array<{ kind: string; promoted: number; pause: number }> {
-  const out = []
+interface GcLine { kind: string; promoted: number; pause: number; oldUsedKb: number | undefined }
+
+/** V8's --trace-gc-nvp lines after the marker line's time, each with the old space's use that --trace-gc-verbose prints after it */
+function gcLines (log: string, afterMs: number): GcLine[] {
+  const out: GcLine[] = []
+  let last: GcLine | undefined
   for (const line of readFileSync(log, 'utf8').split('\n')) {
     const m = /^\[\d+:0x[0-9a-f]+\]\s+(\d+) ms: pause=([\d.]+) .* gc=(\w+) /.exec(line)
-    if (m === null || Number(m[1]) < afterMs) continue
-    out.push({ kind: m[3]!, promoted: Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0), pause: Number(m[2]) })
+    if (m !== null) {
+      last = Number(m[1]) < afterMs ? undefined : { kind: m[3]!, promoted: Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0), pause: Number(m[2]), oldUsedKb: undefined }
+      if (last !== undefined) out.push(last)
+      continue
+    }
+    const used = /\] Old space,\s+used:\s+(\d+) KB/.exec(line)
+    if (used !== null && last !== undefined) last.oldUsedKb = Number(used[1])
   }
   return out
+}
+
+/**
+ * Bytes that entered the old generation between two scavenges without being promoted (tables
+ * rebuilt there, strings the number cache keeps, maps): the old space's growth from one scavenge
+ * to the next less what the second promoted, over the pairs with no mark-compact between, scaled
+ * to all the counted reads by the share of scavenge intervals summed
+ */
+function directPerRead (lines: GcLine[], reads: number): number {
+  let bytes = 0
+  let pairs = 0
+  for (let i = 1; i < lines.length; i++) {
+    const a = lines[i - 1]!
+    const b = lines[i]!
+    if (a.kind !== 's' || b.kind !== 's' || a.oldUsedKb === undefined || b.oldUsedKb === undefined) continue
+    bytes += (b.oldUsedKb - a.oldUsedKb) * 1024 - b.promoted
+    pairs++
+  }
+  const scavenges = lines.filter((l) => l.kind === 's').length
+  return pairs === 0 ? 0 : bytes / (reads * pairs / scavenges)
 }
 
 export async function promotion (): Promise<void> {
@@ -74,7 +106,7 @@ export async function promotion (): Promise<void> {
   const token = randomBytes(18).toString('base64url')
   const secret = randomBytes(24).toString('base64url')
   const upstream = await startChild('./upstream-child.ts', {})
-  console.log(`${header()}\nbytes promoted to the old generation per read, ${N} reads counted after ${N / 5}, ${RATE === undefined ? `${IN_FLIGHT} in flight` : `${RATE} a second`} (--trace-gc-nvp)`)
+  console.log(`${header()}\nbytes promoted to the old generation per read, and entering it directly (between two scavenges, not promoted), ${N} reads counted after ${N / 5}, ${RATE === undefined ? `${IN_FLIGHT} in flight` : `${RATE} a second`} (--trace-gc-nvp --trace-gc-verbose)`)
   try {
     for (const row of ROWS) {
       if (ONLY !== undefined && !ONLY.some((o) => row.name.startsWith(o))) continue
@@ -82,7 +114,7 @@ export async function promotion (): Promise<void> {
       const fd = openSync(log, 'a')
       const isGateway = row.script === './gateway-child.ts'
       const env = isGateway ? gatewayEnv(upstream.url, secret, token, dir, 'gateway') : { BENCH_UPSTREAM: upstream.url }
-      const child = await startChild(row.script, env, { stdout: fd, execArgv: [...(isGateway ? deployedNodeFlags() : []), '--trace-gc-nvp', ...EXTRA_FLAGS] })
+      const child = await startChild(row.script, env, { stdout: fd, execArgv: [...(isGateway ? deployedNodeFlags() : []), '--trace-gc-nvp', '--trace-gc-verbose', ...EXTRA_FLAGS] })
       closeSync(fd)
       try {
         await drive(child.url, token, 0, N / 5, row.path)
@@ -96,7 +128,8 @@ export async function promotion (): Promise<void> {
         const fulls = lines.filter((l) => l.kind === 'mc' || l.kind === 'mmc')
         const per10k = (x: number): string => (x * 10_000 / N).toFixed(1)
         const promoted = scavenges.reduce((a, l) => a + l.promoted, 0)
-        console.log(`  ${row.name.padEnd(30)} ${(N / ms * 1000).toFixed(0).padStart(6)} reads/s  ${(promoted / N / 1024).toFixed(2).padStart(6)} KB promoted/read  per 10k reads: ${per10k(scavenges.length)} scavenges (${per10k(scavenges.reduce((a, l) => a + l.pause, 0))} ms), ${per10k(fulls.length)} mark-compacts (${per10k(fulls.reduce((a, l) => a + l.pause, 0))} ms)`)
+        const direct = directPerRead(lines, N)
+        console.log(`  ${row.name.padEnd(30)} ${(N / ms * 1000).toFixed(0).padStart(6)} reads/s  ${(promoted / N / 1024).toFixed(2).padStart(6)} KB promoted/read, ${(direct / 1024).toFixed(2)} KB direct  per 10k reads: ${per10k(scavenges.length)} scavenges (${per10k(scavenges.reduce((a, l) => a + l.pause, 0))} ms), ${per10k(fulls.length)} mark-compacts (${per10k(fulls.reduce((a, l) => a + l.pause, 0))} ms)`)
       } catch (err) {
         await child.close().catch(() => undefined)
         throw err
