@@ -1,10 +1,12 @@
 // One shared deadline mechanism for upstream answers still streaming (docs/design.md#hot-path).
 // A per-call AbortSignal.timeout left a timer, a WeakRef and a registry entry behind for every
 // exchange, promoted to the old generation: RSS near doubled and full mark-compacts paused the
-// loop. Undici's own headersTimeout bounds the wait for the headers; this bounds the body, whose
-// bodyTimeout is only an idle bound between chunks (a remote trickling a byte at a time would
-// pass it forever). One interval timer, running only while a body is being read, expires each
-// watched exchange at most SWEEP_MS after its deadline.
+// loop. For a JSON-RPC read it bounds the whole exchange, from dispatch to the last byte, with
+// undici's own timers off: each was a FastTimer kept in undici's list for ~0.5 s, promoted
+// (docs/design.md#hot-path). For the other exchanges undici's headersTimeout bounds the wait for the
+// headers and this the body, whose bodyTimeout is only an idle bound between chunks (a remote
+// trickling a byte at a time would pass it forever). One interval timer, running only while
+// something is watched, expires each watched exchange at most SWEEP_MS after its deadline.
 
 import { LiveList, type LiveNode } from '../core/live-list.js'
 

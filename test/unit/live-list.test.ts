@@ -69,4 +69,36 @@ describe('coalesced', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
     expect(await f('k')).toBe(2)
   })
+  it('against a model: every caller gets the call in flight for its key when it called, however the calls settle and the map empties', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.oneof(
+        fc.record({ op: fc.constant('call' as const), key: fc.constantFrom('a', 'b', 'c') }),
+        fc.record({ op: fc.constant('settle' as const), pick: fc.nat() })
+      ), { maxLength: 60 }),
+      async (ops) => {
+        let next = 0
+        const pending: Array<{ id: number; key: string; resolve: (v: number) => void }> = []
+        const f = coalesced((k: string) => k, async (k) => await new Promise<number>((resolve) => { pending.push({ id: next, key: k, resolve }); next++ }))
+        // the model: the call in flight per key, and what each caller must get
+        const inFlight = new Map<string, number>()
+        const expected: number[] = []
+        const got: Array<Promise<number>> = []
+        for (const o of ops) {
+          if (o.op === 'call') {
+            if (!inFlight.has(o.key)) inFlight.set(o.key, next)
+            expected.push(inFlight.get(o.key)!)
+            got.push(f(o.key))
+          } else if (pending.length > 0) {
+            const [p] = pending.splice(o.pick % pending.length, 1)
+            inFlight.delete(p!.key)
+            p!.resolve(p!.id)
+            // the settlement reaches the coalescer before the next operation
+            await new Promise((resolve) => setImmediate(resolve))
+          }
+        }
+        for (const p of pending) p.resolve(p.id)
+        expect(await Promise.all(got)).toEqual(expected)
+      }
+    ), { numRuns: 200 })
+  })
 })
