@@ -6,8 +6,11 @@
 // alternately BENCH_STALLS_RUNS times (default 1), and a summary gives each one's median and
 // range; BENCH_STALLS_FLAGS adds node flags to every target (e.g. `--single-threaded-gc`).
 // BENCH_STALLS_SATURATE=30 runs each after 30 s at saturation (BENCHMARKS.md, "The tail").
+// BENCH_STALLS_KEEP=<dir> keeps each gateway run's log there (with V8's lines when
+// BENCH_STALLS_FLAGS=--trace-gc-nvp), for a run that goes wrong: twice so far a 60-s run has had
+// ~24 mark-compacts instead of one, and not again when run again (BENCHMARKS.md#old-generation-direct).
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BUILD, startChild, type Child } from './child-ipc.js'
@@ -52,6 +55,13 @@ async function runOnce (target: string, upstreamUrl: string): Promise<Run> {
     await child.close()
   }
   const s = JSON.parse(readFileSync(out, 'utf8')) as Stalls
+  const keep = process.env.BENCH_STALLS_KEEP
+  if (keep !== undefined && target === 'gateway') {
+    mkdirSync(keep, { recursive: true })
+    const kept = join(keep, `gateway-${new Date().toISOString().replaceAll(':', '-')}.log`)
+    copyFileSync(join(dir, 'gateway.log'), kept)
+    console.log(`  log kept: ${kept}`)
+  }
   rmSync(dir, { recursive: true, force: true })
   const gcs = s.gcs.filter(([t]) => t >= from)
   const gaps = s.gaps.filter(([t]) => t >= from)
