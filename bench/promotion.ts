@@ -9,9 +9,10 @@
 // long-lived Map's rebuilt tables, strings V8's number cache keeps, maps; `directPerRead`),
 // scavenges, mark-compacts and their pauses per 10,000 reads. A mark-compact starts once the old
 // generation has grown past a limit V8 sets after the last one (8-11 MB more, at 1,000 req/s here),
-// so the two figures together decide how often the loop pauses. BENCH_PROMOTION_RATE=1000 drives the reads at that steady rate instead (open loop, as the
-// stalls bench does): what decides the mark-compacts a minute at 1,000 req/s. Loopback only; the
-// gateway's log (with V8's lines) goes to a temp file, removed after.
+// so the two figures together decide how often the loop pauses. BENCH_PROMOTION_RATE=1000 drives
+// the reads at that steady rate instead (open loop, as the stalls bench does): what decides the
+// mark-compacts a minute at 1,000 req/s. Loopback only; the gateway's log (with V8's lines) goes
+// to a temp file, removed after.
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -87,7 +88,7 @@ function gcLines (log: string, afterMs: number): GcLine[] {
  * to the next less what the second promoted, over the pairs with no mark-compact between, scaled
  * to all the counted reads by the share of scavenge intervals summed
  */
-function directPerRead (lines: GcLine[], reads: number): number {
+function directPerRead (lines: GcLine[], scavenges: number, reads: number): number {
   let bytes = 0
   let pairs = 0
   for (let i = 1; i < lines.length; i++) {
@@ -97,7 +98,6 @@ function directPerRead (lines: GcLine[], reads: number): number {
     bytes += (b.oldUsedKb - a.oldUsedKb) * 1024 - b.promoted
     pairs++
   }
-  const scavenges = lines.filter((l) => l.kind === 's').length
   return pairs === 0 ? 0 : bytes / (reads * pairs / scavenges)
 }
 
@@ -128,7 +128,7 @@ export async function promotion (): Promise<void> {
         const fulls = lines.filter((l) => l.kind === 'mc' || l.kind === 'mmc')
         const per10k = (x: number): string => (x * 10_000 / N).toFixed(1)
         const promoted = scavenges.reduce((a, l) => a + l.promoted, 0)
-        const direct = directPerRead(lines, N)
+        const direct = directPerRead(lines, scavenges.length, N)
         console.log(`  ${row.name.padEnd(30)} ${(N / ms * 1000).toFixed(0).padStart(6)} reads/s  ${(promoted / N / 1024).toFixed(2).padStart(6)} KB promoted/read, ${(direct / 1024).toFixed(2)} KB direct  per 10k reads: ${per10k(scavenges.length)} scavenges (${per10k(scavenges.reduce((a, l) => a + l.pause, 0))} ms), ${per10k(fulls.length)} mark-compacts (${per10k(fulls.reduce((a, l) => a + l.pause, 0))} ms)`)
       } catch (err) {
         await child.close().catch(() => undefined)
