@@ -3,11 +3,11 @@
 // service to start, no cluster, nothing run at length — in under 30 s on a 2-core machine.
 // `npm test` (vitest.config.ts) stays the whole suite, run before a commit or a push.
 import { configDefaults, defineConfig } from 'vitest/config'
-import base, { SLOW } from './vitest.config.js'
+import { SLOW, shared } from './vitest.config.js'
 
 export default defineConfig({
   test: {
-    ...base.test,
+    ...shared,
     // and the two import walks behind walls (the qualification's, the front door's core's): a
     // move under src/ breaks them first, in well under a second
     include: ['test/{unit,ledger,simulator,docs,deploy,interop}/**/*.test.ts', 'test/qualify/import-wall.test.ts', 'test/front/wall.test.ts'],
