@@ -24,8 +24,9 @@ async function submit (p: ControlPair, token: string, campaignId: string, reques
 
 describe('cancel authorises at the remote', () => {
   it('a lease that lapses while tasks/get runs: 409 and no tasks/cancel sent (the lease is read after the task)', async ({ startControlPair }) => {
-    // the read deadline well past the 4-s answer: at the default 4 s the answer and the
-    // deadline raced, and the test read a 504 instead of the lapsed lease
+    // the read deadline well past the 4-s answer: at the test gateway's 4-s read timeout
+    // (test/helpers/gateway.ts) the answer and the deadline raced, and the test read a 504
+    // instead of the lapsed lease
     const p = await startControlPair({ env: { UPSTREAM_READ_TIMEOUT_MS: '10000' } })
     const t = p.gw.tokens.controller
     await claim(p, t, 'camp-c1')
