@@ -61,7 +61,9 @@ export type ChildMessage = { type: 'ready'; url: string } | ({ type: 'stats' } &
 export function serveParent (url: string, close: () => Promise<void>, calls: () => Record<string, number> = () => ({})): void {
   if (process.send === undefined) throw new Error('forked by bench/compare.ts only (IPC required)')
   let peak = process.memoryUsage.rss()
-  const gc = gcTotals()
+  // under callgrind (instructions.ts) nothing reads the totals, and V8's GCProfiler writes its heap
+  // statistics at every collection: ~200 k instructions each, which would count against the row
+  const gc = process.env.BENCH_GC_TOTALS === 'off' ? () => ({ allocatedBytes: 0, scavenges: 0, markCompacts: 0, gcMs: 0 }) : gcTotals()
   const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()) }, 50)
   sampler.unref()
   let closing = false

@@ -18,8 +18,9 @@ import { randomBytes } from 'node:crypto'
 import { Pool } from 'undici'
 import pg from 'pg'
 import { sha256Hex } from '../src/callers/tokens.js'
-import { BUILD, buildChildren, startChild } from './child-ipc.js'
-import { deployedNodeFlags, gatewayEnv, header } from './compare.js'
+import { BUILD, buildChildren, startChild, type Child } from './child-ipc.js'
+import { deployedNodeFlags, directHealth, gatewayEnv, header, restHealth } from './compare.js'
+import type { Request } from './load.js'
 
 const N = Number(process.env.BENCH_IR_N ?? 2000)
 const WARM = Number(process.env.BENCH_IR_WARM ?? 8000)
@@ -48,6 +49,26 @@ async function drive (url: string, token: string, n: number, first: number): Pro
       const r = await pool.request({ method: 'GET', path: `/v1/tasks/ir-${first + i}`, headers: { authorization: `Bearer ${token}` } })
       await r.body.text()
       if (r.statusCode !== 200) throw new Error(`read answered ${r.statusCode}`)
+    }
+  } finally {
+    await pool.close()
+  }
+}
+
+/** the coalesced rows' callers: `bursts` times, CALLERS requests at once, every answer a 200 */
+const CALLERS = 64
+const BURSTS = Number(process.env.BENCH_IR_BURSTS ?? 50)
+const WARM_BURSTS = Number(process.env.BENCH_IR_BURSTS_WARM ?? 125)
+async function bursts (url: string, make: () => Request, n: number): Promise<void> {
+  const pool = new Pool(url, { connections: CALLERS })
+  try {
+    for (let b = 0; b < n; b++) {
+      await Promise.all(Array.from({ length: CALLERS }, async () => {
+        const q = make()
+        const r = await pool.request({ method: q.method, path: q.path, headers: q.headers, body: q.body })
+        await r.body.text()
+        if (r.statusCode !== 200) throw new Error(`${q.path} answered ${r.statusCode}`)
+      }))
     }
   } finally {
     await pool.close()
@@ -88,7 +109,7 @@ async function underCallgrind (o: { name: string; unit: string; script: string; 
     execPath: 'valgrind',
     // V8's JIT writes code into memory it then runs: callgrind must look for that
     execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`, process.execPath, '--single-threaded', ...(process.env.BENCH_IR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''), ...(o.script === 'gateway-child.js' ? deployedNodeFlags() : [])],
-    env: { ...process.env, ...o.env },
+    env: { ...process.env, ...o.env, BENCH_GC_TOTALS: 'off' },
     stdio: ['ignore', log, 'ignore', 'ipc']
   })
   closeSync(log)
@@ -139,6 +160,7 @@ export async function instructions (): Promise<void> {
         counted: async (url) => { await drive(url, token, N, first); first += N }
       })
     }
+    await coalescedRows(dir, upstream, gw, token)
   } finally {
     await upstream.close()
   }
@@ -146,6 +168,41 @@ export async function instructions (): Promise<void> {
     await mutationRows(dir)
   } finally {
     rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The coalesced row of the comparison (BENCHMARKS.md#coalesced-instructions), counted: what one
+ * answer costs when 64 callers ask at once and share one upstream call, against what the
+ * upstream's own answer costs (`direct`: the bench upstream under callgrind, answering
+ * `message/send` to 64 callers at once) and bare Fastify answering from memory. The comparison's
+ * throughput ratio moves by ±15 % with the host; this one does not. The kernel's part of a
+ * request (a read and a write a socket, alike in every row) is not in it.
+ */
+async function coalescedRows (dir: string, upstream: Child, gw: Record<string, string>, token: string): Promise<void> {
+  const rows: Array<[string, string, () => Request]> = [
+    ['direct (message/send)', 'upstream-child.js', directHealth],
+    ['bare Fastify, from memory', 'fastify-floor-child.js', () => ({ method: 'GET', path: '/v1/supervisor/health', headers: {} })],
+    ['gateway, coalesced', 'gateway-child.js', restHealth(token)]
+  ]
+  const chosen = rows.filter(([name]) => ONLY === undefined || name.startsWith(ONLY))
+  if (chosen.length === 0) return
+  console.log(`instructions per answer, ${CALLERS} callers at once, ${BURSTS * CALLERS} counted after ${WARM_BURSTS * CALLERS} (GET /v1/supervisor/health; direct: the upstream's message/send)`)
+  for (const [name, script, make] of chosen) {
+    let before = 0
+    let after = 0
+    const health = async (): Promise<number> => (await upstream.stats()).calls['message/send'] ?? 0
+    await underCallgrind({
+      name,
+      unit: 'answer',
+      script,
+      env: { BENCH_GATEWAY_ENV: JSON.stringify(gw), BENCH_UPSTREAM: upstream.url },
+      dir,
+      units: BURSTS * CALLERS,
+      warm: async (url) => { await bursts(url, make, WARM_BURSTS); before = await health() },
+      counted: async (url) => { await bursts(url, make, BURSTS); after = await health() }
+    })
+    if (script === 'gateway-child.js') console.log(`  ${''.padEnd(20)} ${(after - before) / (BURSTS * CALLERS) * 100}% of answers made an upstream call`)
   }
 }
 
