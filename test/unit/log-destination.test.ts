@@ -1,8 +1,8 @@
 // The logger's own standard output (docs/design.md#hot-path): lines handed to sonic-boom as bytes
-// in its buffer mode. What must hold however the lines are batched: every line arrives whole, in
-// order, its multi-byte characters intact (a byte count taken from a string's length would cut
-// them), the scrub still applied, and nothing lost at a normal exit. A real child process writing
-// to a real pipe, faster than the pipe drains. And what waits in the batch (below 4 KB) is not held
+// in its buffer mode, a batch at a time. What must hold however the lines are batched: every line
+// arrives whole, in order, its multi-byte characters intact (a byte count taken from a string's
+// length would cut them), the scrub still applied, and nothing lost at a normal exit nor at
+// process.exit. A real child process writing to a real pipe, faster than the pipe drains. And what waits in the batch (below 4 KB) is not held
 // past the flush delay: a quiet gateway's line still reaches the collector.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -38,6 +38,22 @@ describe('the standard output of the logger', () => {
       expect(o.text).toBe('naïve – 日本語 ' + 'é'.repeat(i % 50) + ' 🚀')
       expect(o.msg).toBe('line')
     })
+  })
+
+  it('writes what waits in the batch when the process exits at once (process.exit: pino flushes synchronously)', async () => {
+    const exiting = `
+import { createLogger } from './src/core/logger.ts'
+const log = createLogger({ level: 'info', secrets: new Set() })
+for (let i = 0; i < 10; i++) log.info({ i }, 'before exit')
+process.exit(3)
+`
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', exiting], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    const out: Buffer[] = []
+    child.stdout.on('data', (b: Buffer) => out.push(b))
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+    expect(code).toBe(3)
+    const lines = Buffer.concat(out).toString('utf8').split('\n').filter((l) => l !== '')
+    expect(lines.map((l) => (JSON.parse(l) as { i: number }).i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
   })
 
   it('writes a lone line within the flush delay, while the process lives on', async () => {
