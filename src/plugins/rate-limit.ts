@@ -33,7 +33,21 @@ type Counter = Pick<FastifyRateLimitStore, 'incr'>
 interface Counted { current: number; ttl: number }
 
 const isControl = (r: FastifyRequest): boolean => r.method === 'POST' && (r.routeOptions.url ?? '').startsWith('/v1/campaigns')
-const keyOf = (control: boolean, name: string): string => `${control ? 'control' : 'read'}:${name}`
+/**
+ * A caller's two keys, made once per name: a key made per request is a new string the store's map
+ * must flatten and hash each time (docs/design.md#hot-path). At most KEYS names are kept; past that
+ * the table starts again.
+ */
+const keysByName = new Map<string, { read: string; control: string }>()
+function keyOf (control: boolean, name: string): string {
+  let k = keysByName.get(name)
+  if (k === undefined) {
+    if (keysByName.size >= KEYS) keysByName.clear()
+    k = { read: `read:${name}`, control: `control:${name}` }
+    keysByName.set(name, k)
+  }
+  return control ? k.control : k.read
+}
 
 export default fp<RateLimitOptions>(async (app, opts) => {
   const limited = (r: FastifyRequest, ttl: number): GatewayError => {
