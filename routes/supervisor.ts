@@ -31,7 +31,8 @@ const supervisor: FastifyPluginAsyncZod = async (app) => {
           200: { schema: ArgusReadResponseSchema, description: `The remote's ${operation} payload as it answered it, with the request id the read carried.` }
         }, [...AUTHENTICATED, ...ARGUS_READ])
       }
-    }, async () => await app.argus.read(operation))
+    // the read's promise as it is, no async wrapper: Fastify awaits it (docs/design.md#hot-path)
+    }, () => app.argus.read(operation))
   }
 }
 

@@ -17,12 +17,14 @@ export function coalesced<A, R> (keyOf: (a: A) => string, run: (a: A) => Promise
   // straight in the old generation, ~170 B a read at 1,000 req/s; a map that empties within a
   // scavenge or two stays young, and so do its tables (docs/design.md#hot-path)
   let inFlight = new Map<string, InFlight<R>>()
-  return async (a) => {
+  // the call's own promise to every caller, not an async wrapper awaiting it: a waiter of a
+  // coalesced read costs no promise of its own (docs/design.md#hot-path)
+  return (a) => {
     const key = keyOf(a)
     const shared = inFlight.get(key)?.promise
     if (shared !== undefined) {
       onShared?.()
-      return await shared
+      return shared
     }
     const entry: InFlight<R> = { promise: undefined }
     const done = (): void => {
@@ -36,6 +38,6 @@ export function coalesced<A, R> (keyOf: (a: A) => string, run: (a: A) => Promise
     entry.promise = promise
     inFlight.set(key, entry)
     promise.then(done, done)
-    return await promise
+    return promise
   }
 }

@@ -113,12 +113,13 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
   }
 
   return {
-    read: async (operation) => {
+    // the coalesced call's promise itself (src/argus/coalesce.ts): no promise per waiter here either
+    read: (operation) => {
       const cap = o.discovery.capability(CAPABILITY_OF[operation])
       if (cap.state !== 'available') {
-        throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
+        return Promise.reject(new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] }))
       }
-      return await cache.argusRead(operation)
+      return cache.argusRead(operation)
     },
     getTask: (taskId, deadline) => cache.tasksGet({ taskId, deadline })
   }
