@@ -5,8 +5,10 @@
 // process starts under callgrind with counting off, serves BENCH_IR_WARM reads (the JIT settles),
 // counts BENCH_IR_N reads one at a time (no batching to vary with timing), and dumps. The
 // optimizing compiler's own work (V8's `compiler::` functions) is reported apart: it is a warm-up
-// cost that moves with timing, not a cost per read. Then the same for a mutation (mutationRows). Needs valgrind (`apt-get install -y
-// valgrind`); user-space instructions only — the kernel's share of a write is not in it.
+// cost that moves with timing, not a cost per read. Then a coalesced answer, 64 callers at once,
+// against the upstream's own answer and bare Fastify's from memory (coalescedRows); then a
+// mutation (mutationRows). Needs valgrind (`apt-get install -y valgrind`); user-space
+// instructions only — the kernel's share of a write is not in it.
 // Under valgrind a read takes milliseconds, so work done per unit of time (the load-shedding
 // sampler, the deadline sweep) weighs more per read here than at full speed: compare rows and
 // versions with this, not absolute costs.
