@@ -245,7 +245,11 @@ function stdoutDestination (): pino.DestinationStream {
   for (const method of ['flush', 'flushSync', 'end'] as const) {
     const own = boom[method] as (this: typeof boom, ...args: unknown[]) => unknown
     boom[method] = function (this: typeof boom, ...args: unknown[]) {
-      handOver()
+      try {
+        handOver()
+      } catch {
+        // the stream is gone (destroyed, or its pipe broke): what waited goes with it
+      }
       return own.apply(this, args)
     } as never
   }
