@@ -11,9 +11,9 @@
 // generation has grown past a limit V8 sets after the last one (8-11 MB more, at 1,000 req/s here),
 // so the two figures together decide how often the loop pauses. BENCH_PROMOTION_RATE=1000 drives
 // the reads at that steady rate instead (open loop, as the stalls bench does): what decides the
-// mark-compacts a minute at 1,000 req/s. Loopback only; the gateway's log (with V8's lines) goes
-// to a temp file, removed after.
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+// mark-compacts a minute at 1,000 req/s, and the counted reads' p99 and max. Loopback only; the
+// gateway's log (with V8's lines) goes to a temp file, removed after (BENCH_PROMOTION_KEEP: kept).
+import { closeSync, copyFileSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -30,6 +30,8 @@ const EXTRA_FLAGS = (process.env.BENCH_PROMOTION_FLAGS ?? '').split(' ').filter(
 const ONLY = process.env.BENCH_PROMOTION_ROWS?.split(';')
 /** BENCH_PROMOTION_RATE: reads a second, open loop, instead of IN_FLIGHT at once as fast as they go */
 const RATE = process.env.BENCH_PROMOTION_RATE === undefined ? undefined : Number(process.env.BENCH_PROMOTION_RATE)
+/** BENCH_PROMOTION_KEEP=<dir>: each row's log (V8's lines) kept there, to read a run that went wrong */
+const KEEP = process.env.BENCH_PROMOTION_KEEP
 
 interface Row { name: string; script: string; path: (i: number) => string }
 
@@ -39,11 +41,15 @@ const ROWS: Row[] = [
   { name: 'gateway, supervisor health', script: './gateway-child.ts', path: () => '/v1/supervisor/health' }
 ]
 
+/** the last open-loop phase's latency, µs: a run whose reads pile up shows it here */
+let lastLatency: { p99: number; max: number } | undefined
+
 async function drive (url: string, token: string, first: number, n: number, path: Row['path']): Promise<number> {
   if (RATE !== undefined) {
     const t0 = performance.now()
     const r = await openLoop(url, RATE, n / RATE, (i) => ({ method: 'GET', path: path(first + i), headers: { authorization: `Bearer ${token}` } }))
     if (r.ok !== n) throw new Error(`${n - r.ok} of ${n} reads not answered 2xx (${r.firstFailure ?? ''})`)
+    lastLatency = { p99: r.p99, max: r.max }
     return performance.now() - t0
   }
   const pool = new Pool(url, { connections: IN_FLIGHT })
@@ -123,13 +129,14 @@ export async function promotion (): Promise<void> {
         const ms = await drive(child.url, token, N, N, row.path)
         // its lines are buffered until it exits
         await child.close()
+        if (KEEP !== undefined) copyFileSync(log, join(KEEP, `promotion-${new Date().toISOString().replaceAll(':', '-')}-${row.name.replaceAll(/\W+/g, '-')}.log`))
         const lines = gcLines(log, from)
         const scavenges = lines.filter((l) => l.kind === 's')
         const fulls = lines.filter((l) => l.kind === 'mc' || l.kind === 'mmc')
         const per10k = (x: number): string => (x * 10_000 / N).toFixed(1)
         const promoted = scavenges.reduce((a, l) => a + l.promoted, 0)
         const direct = directPerRead(lines, scavenges.length, N)
-        console.log(`  ${row.name.padEnd(30)} ${(N / ms * 1000).toFixed(0).padStart(6)} reads/s  ${(promoted / N / 1024).toFixed(2).padStart(6)} KB promoted/read, ${(direct / 1024).toFixed(2)} KB direct  per 10k reads: ${per10k(scavenges.length)} scavenges (${per10k(scavenges.reduce((a, l) => a + l.pause, 0))} ms), ${per10k(fulls.length)} mark-compacts (${per10k(fulls.reduce((a, l) => a + l.pause, 0))} ms)`)
+        console.log(`  ${row.name.padEnd(30)} ${(N / ms * 1000).toFixed(0).padStart(6)} reads/s  ${(promoted / N / 1024).toFixed(2).padStart(6)} KB promoted/read, ${(direct / 1024).toFixed(2)} KB direct  per 10k reads: ${per10k(scavenges.length)} scavenges (${per10k(scavenges.reduce((a, l) => a + l.pause, 0))} ms), ${per10k(fulls.length)} mark-compacts (${per10k(fulls.reduce((a, l) => a + l.pause, 0))} ms)${lastLatency === undefined ? '' : `; p99 ${(lastLatency.p99 / 1000).toFixed(1)} ms, max ${(lastLatency.max / 1000).toFixed(0)} ms`}`)
       } catch (err) {
         await child.close().catch(() => undefined)
         throw err
