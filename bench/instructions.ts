@@ -148,21 +148,16 @@ export async function instructions (): Promise<void> {
   const rows: Array<[string, string]> = [['bare Node proxy', 'bare-proxy-child.js'], ['bare Fastify proxy', 'fastify-floor-child.js'], ['gateway, uncached', 'gateway-child.js']]
   console.log(`${header()}\ninstructions per uncached GET /v1/tasks/:id, one at a time, ${N} counted after ${WARM}, under callgrind (--single-threaded node)`)
   let first = 0
+  // every read row's child: the gateway's configuration, and the upstream the bare proxies call
+  const readEnv = { BENCH_GATEWAY_ENV: JSON.stringify(gw), BENCH_UPSTREAM: upstream.url }
   try {
     for (const [name, script] of rows) {
       if (ONLY !== undefined && !name.startsWith(ONLY)) continue
-      await underCallgrind({
-        name,
-        unit: 'read',
-        script,
-        env: { BENCH_GATEWAY_ENV: JSON.stringify(gw), BENCH_UPSTREAM: upstream.url },
-        dir,
-        units: N,
-        warm: async (url) => { await drive(url, token, WARM, first); first += WARM },
-        counted: async (url) => { await drive(url, token, N, first); first += N }
-      })
+      const warm = async (url: string): Promise<void> => { await drive(url, token, WARM, first); first += WARM }
+      const counted = async (url: string): Promise<void> => { await drive(url, token, N, first); first += N }
+      await underCallgrind({ name, unit: 'read', script, env: readEnv, dir, units: N, warm, counted })
     }
-    await coalescedRows(dir, upstream, gw, token)
+    await coalescedRows(dir, upstream, readEnv, token)
   } finally {
     await upstream.close()
   }
@@ -181,7 +176,7 @@ export async function instructions (): Promise<void> {
  * throughput ratio moves by ±15 % with the host; this one does not. The kernel's part of a
  * request (a read and a write a socket, alike in every row) is not in it.
  */
-async function coalescedRows (dir: string, upstream: Child, gw: Record<string, string>, token: string): Promise<void> {
+async function coalescedRows (dir: string, upstream: Child, env: Record<string, string>, token: string): Promise<void> {
   const rows: Array<[string, string, () => Request]> = [
     ['direct (message/send)', 'upstream-child.js', directHealth],
     ['bare Fastify, from memory', 'fastify-floor-child.js', () => ({ method: 'GET', path: '/v1/supervisor/health', headers: {} })],
@@ -194,17 +189,10 @@ async function coalescedRows (dir: string, upstream: Child, gw: Record<string, s
     let before = 0
     let after = 0
     const health = async (): Promise<number> => (await upstream.stats()).calls['message/send'] ?? 0
-    await underCallgrind({
-      name,
-      unit: 'answer',
-      script,
-      env: { BENCH_GATEWAY_ENV: JSON.stringify(gw), BENCH_UPSTREAM: upstream.url },
-      dir,
-      units: BURSTS * CALLERS,
-      warm: async (url) => { await bursts(url, make, WARM_BURSTS); before = await health() },
-      counted: async (url) => { await bursts(url, make, BURSTS); after = await health() }
-    })
-    if (script === 'gateway-child.js') console.log(`  ${''.padEnd(20)} ${(after - before) / (BURSTS * CALLERS) * 100}% of answers made an upstream call`)
+    const warm = async (url: string): Promise<void> => { await bursts(url, make, WARM_BURSTS); before = await health() }
+    const counted = async (url: string): Promise<void> => { await bursts(url, make, BURSTS); after = await health() }
+    await underCallgrind({ name, unit: 'answer', script, env, dir, units: BURSTS * CALLERS, warm, counted })
+    if (script === 'gateway-child.js') console.log(`  ${''.padEnd(20)} ${((after - before) / (BURSTS * CALLERS) * 100).toFixed(1)} % of answers made an upstream call`)
   }
 }
 
