@@ -220,18 +220,18 @@ function stdoutDestination (): pino.DestinationStream {
     if (waiting === '') return
     const text = waiting
     waiting = ''
-    writeBytes.call(boom, Buffer.from(text))
+    try {
+      writeBytes.call(boom, Buffer.from(text))
+    } catch {
+      // the stream is gone (ended, destroyed, or its pipe broke): what waited goes with it
+    }
   }
   // what waits below a batch is written at most LOG_FLUSH_MS after the line that started the wait;
   // one timer per wait, not an interval: sonic-boom's periodicFlush writes even when idle
   let armed = false
   const flushWaiting = (): void => {
     armed = false
-    try {
-      handOver()
-    } catch {
-      // ended since (a test's logger closed): what waited was written at its end
-    }
+    handOver()
   }
   boom.write = function (data: string): boolean {
     waiting += data
@@ -245,11 +245,7 @@ function stdoutDestination (): pino.DestinationStream {
   for (const method of ['flush', 'flushSync', 'end'] as const) {
     const own = boom[method] as (this: typeof boom, ...args: unknown[]) => unknown
     boom[method] = function (this: typeof boom, ...args: unknown[]) {
-      try {
-        handOver()
-      } catch {
-        // the stream is gone (destroyed, or its pipe broke): what waited goes with it
-      }
+      handOver()
       return own.apply(this, args)
     } as never
   }
