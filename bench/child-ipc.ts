@@ -28,13 +28,16 @@ export interface ChildStats { cpuUs: number; rss: number; peakRss: number; heapU
 /** the child's garbage collection since it started: bytes allocated on the V8 heap, collections by kind, time in them */
 export interface GcTotals { allocatedBytes: number; scavenges: number; markCompacts: number; gcMs: number }
 
+/** no collection seen: the totals' start, and what a child not measuring them reports */
+const NO_GC: GcTotals = { allocatedBytes: 0, scavenges: 0, markCompacts: 0, gcMs: 0 }
+
 /**
  * Running totals from V8's GCProfiler (one per interval between two reads): the bytes allocated
  * are the heap's growth between collections — what each collection found in use before it, less
  * what the one before left — plus the growth since the last one.
  */
 export function gcTotals (): () => GcTotals {
-  const totals: GcTotals = { allocatedBytes: 0, scavenges: 0, markCompacts: 0, gcMs: 0 }
+  const totals: GcTotals = { ...NO_GC }
   let profiler = new GCProfiler()
   profiler.start()
   let lastUsed = getHeapStatistics().used_heap_size
@@ -63,7 +66,7 @@ export function serveParent (url: string, close: () => Promise<void>, calls: () 
   let peak = process.memoryUsage.rss()
   // under callgrind (instructions.ts) nothing reads the totals, and V8's GCProfiler writes its heap
   // statistics at every collection: ~200 k instructions each, which would count against the row
-  const gc = process.env.BENCH_GC_TOTALS === 'off' ? () => ({ allocatedBytes: 0, scavenges: 0, markCompacts: 0, gcMs: 0 }) : gcTotals()
+  const gc = process.env.BENCH_GC_TOTALS === 'off' ? () => ({ ...NO_GC }) : gcTotals()
   const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()) }, 50)
   sampler.unref()
   let closing = false

@@ -122,7 +122,7 @@ export const directHealth = (): Request => rpc('message/send', { message: { role
 export const restTask = (token: string) => (i: number): Request => ({ method: 'GET', path: `/v1/tasks/t-${run}-${i}`, headers: { authorization: `Bearer ${token}` } })
 export const restHealth = (token: string) => (): Request => ({ method: 'GET', path: '/v1/supervisor/health', headers: { authorization: `Bearer ${token}` } })
 const bareTask = (i: number): Request => ({ method: 'GET', path: `/v1/tasks/t-${run}-${i}` })
-const bareHealth = (): Request => ({ method: 'GET', path: '/v1/supervisor/health' })
+export const bareHealth = (): Request => ({ method: 'GET', path: '/v1/supervisor/health' })
 
 // ---- one row -------------------------------------------------------------------------------
 export interface Row {

@@ -21,7 +21,7 @@ import { Pool } from 'undici'
 import pg from 'pg'
 import { sha256Hex } from '../src/callers/tokens.js'
 import { BUILD, buildChildren, startChild, type Child } from './child-ipc.js'
-import { deployedNodeFlags, directHealth, gatewayEnv, header, restHealth } from './compare.js'
+import { bareHealth, deployedNodeFlags, directHealth, gatewayEnv, header, restHealth } from './compare.js'
 import type { Request } from './load.js'
 
 const N = Number(process.env.BENCH_IR_N ?? 2000)
@@ -179,7 +179,7 @@ export async function instructions (): Promise<void> {
 async function coalescedRows (dir: string, upstream: Child, env: Record<string, string>, token: string): Promise<void> {
   const rows: Array<[string, string, () => Request]> = [
     ['direct (message/send)', 'upstream-child.js', directHealth],
-    ['bare Fastify, from memory', 'fastify-floor-child.js', () => ({ method: 'GET', path: '/v1/supervisor/health', headers: {} })],
+    ['bare Fastify, from memory', 'fastify-floor-child.js', bareHealth],
     ['gateway, coalesced', 'gateway-child.js', restHealth(token)]
   ]
   const chosen = rows.filter(([name]) => ONLY === undefined || name.startsWith(ONLY))

@@ -41,16 +41,15 @@ const ROWS: Row[] = [
   { name: 'gateway, supervisor health', script: './gateway-child.ts', path: () => '/v1/supervisor/health' }
 ]
 
-/** the last open-loop phase's latency, µs: a run whose reads pile up shows it here */
-let lastLatency: { p99: number; max: number } | undefined
+/** how long `n` reads took, ms; at a steady rate also their p99 and max, µs (a run whose reads pile up shows it there) */
+interface Driven { ms: number; latency?: { p99: number; max: number } }
 
-async function drive (url: string, token: string, first: number, n: number, path: Row['path']): Promise<number> {
+async function drive (url: string, token: string, first: number, n: number, path: Row['path']): Promise<Driven> {
   if (RATE !== undefined) {
     const t0 = performance.now()
     const r = await openLoop(url, RATE, n / RATE, (i) => ({ method: 'GET', path: path(first + i), headers: { authorization: `Bearer ${token}` } }))
     if (r.ok !== n) throw new Error(`${n - r.ok} of ${n} reads not answered 2xx (${r.firstFailure ?? ''})`)
-    lastLatency = { p99: r.p99, max: r.max }
-    return performance.now() - t0
+    return { ms: performance.now() - t0, latency: { p99: r.p99, max: r.max } }
   }
   const pool = new Pool(url, { connections: IN_FLIGHT })
   let next = first
@@ -66,7 +65,7 @@ async function drive (url: string, token: string, first: number, n: number, path
   } finally {
     await pool.close()
   }
-  return performance.now() - t0
+  return { ms: performance.now() - t0 }
 }
 
 interface GcLine { kind: string; promoted: number; pause: number; oldUsedKb: number | undefined }
@@ -126,7 +125,7 @@ export async function promotion (): Promise<void> {
         await drive(child.url, token, 0, N / 5, row.path)
         // V8 stamps each line with ms since the isolate started, the child's performance.now() within a few ms
         const from = (await child.stats()).uptimeMs
-        const ms = await drive(child.url, token, N, N, row.path)
+        const { ms, latency } = await drive(child.url, token, N, N, row.path)
         // its lines are buffered until it exits
         await child.close()
         if (KEEP !== undefined) copyFileSync(log, join(KEEP, `promotion-${new Date().toISOString().replaceAll(':', '-')}-${row.name.replaceAll(/\W+/g, '-')}.log`))
@@ -136,7 +135,7 @@ export async function promotion (): Promise<void> {
         const per10k = (x: number): string => (x * 10_000 / N).toFixed(1)
         const promoted = scavenges.reduce((a, l) => a + l.promoted, 0)
         const direct = directPerRead(lines, scavenges.length, N)
-        console.log(`  ${row.name.padEnd(30)} ${(N / ms * 1000).toFixed(0).padStart(6)} reads/s  ${(promoted / N / 1024).toFixed(2).padStart(6)} KB promoted/read, ${(direct / 1024).toFixed(2)} KB direct  per 10k reads: ${per10k(scavenges.length)} scavenges (${per10k(scavenges.reduce((a, l) => a + l.pause, 0))} ms), ${per10k(fulls.length)} mark-compacts (${per10k(fulls.reduce((a, l) => a + l.pause, 0))} ms)${lastLatency === undefined ? '' : `; p99 ${(lastLatency.p99 / 1000).toFixed(1)} ms, max ${(lastLatency.max / 1000).toFixed(0)} ms`}`)
+        console.log(`  ${row.name.padEnd(30)} ${(N / ms * 1000).toFixed(0).padStart(6)} reads/s  ${(promoted / N / 1024).toFixed(2).padStart(6)} KB promoted/read, ${(direct / 1024).toFixed(2)} KB direct  per 10k reads: ${per10k(scavenges.length)} scavenges (${per10k(scavenges.reduce((a, l) => a + l.pause, 0))} ms), ${per10k(fulls.length)} mark-compacts (${per10k(fulls.reduce((a, l) => a + l.pause, 0))} ms)${latency === undefined ? '' : `; p99 ${(latency.p99 / 1000).toFixed(1)} ms, max ${(latency.max / 1000).toFixed(0)} ms`}`)
       } catch (err) {
         await child.close().catch(() => undefined)
         throw err
