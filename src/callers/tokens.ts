@@ -38,6 +38,49 @@ export function callerOfToken (callers: CallerIndex, token: string): Caller | nu
   return callers.get(sha256Hex(token)) ?? null
 }
 
+/** what a connection last authenticated as: the caller set it was found in, the token, the caller */
+interface Remembered { index: CallerIndex; token: string; caller: Caller }
+const REMEMBERED = Symbol('oogw.remembered-caller')
+type Connection = object & { [REMEMBERED]?: Remembered }
+
+/**
+ * callerOfToken, remembered for the connection the token came on (docs/design.md#authentication):
+ * a client sends the same token on every request of a keep-alive connection, and the digest costs
+ * ~7 k instructions a request, as much as anything else on the read path. The token is compared
+ * with the last one found on this connection in time that depends on its own length only (an
+ * ingress carries many callers' requests on one connection, so the last token may be another
+ * caller's), and only within the same caller set: a reload that removes a caller is obeyed at its
+ * next request. Only a token that found a caller is remembered, on the connection itself, for as
+ * long as it lives, as its parser's buffers hold the header anyway.
+ */
+export function callerOfTokenOn (connection: object, callers: CallerIndex, token: string): Caller | null {
+  const conn = connection as Connection
+  const last = conn[REMEMBERED]
+  if (last !== undefined && last.index === callers && sameText(token, last.token)) return last.caller
+  const found = callerOfToken(callers, token)
+  if (found === null) return null
+  // the object is changed, not replaced: a socket lives long, so what it points at is promoted
+  // into the old generation; a new object for each change of caller would be garbage there
+  if (last === undefined) conn[REMEMBERED] = { index: callers, token, caller: found }
+  else {
+    last.index = callers
+    last.token = token
+    last.caller = found
+  }
+  return found
+}
+
+/**
+ * Whether `presented` equals `known`, in time that depends on `presented`'s length only: every
+ * character is compared, none ends the loop early. `charCodeAt` past `known`'s end is NaN, which
+ * `^` reads as 0, so a longer presented string still differs (and its length already did).
+ */
+export function sameText (presented: string, known: string): boolean {
+  let diff = presented.length ^ known.length
+  for (let i = 0; i < presented.length; i++) diff |= presented.charCodeAt(i) ^ known.charCodeAt(i)
+  return diff === 0
+}
+
 export function findCaller (callers: CallerIndex, authorization: string | undefined): Caller | null {
   const token = bearerToken(authorization)
   return token === undefined ? null : callerOfToken(callers, token)

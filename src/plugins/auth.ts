@@ -8,7 +8,7 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Caller, Scope } from '../../schemas/callers.js'
-import { bearerToken, callerOfToken } from '../callers/tokens.js'
+import { bearerToken, callerOfTokenOn } from '../callers/tokens.js'
 import { GatewayError } from '../core/errors.js'
 import type { JwtVerifier, RefusalReason } from '../callers/jwt.js'
 import { looksLikeJwt } from '../callers/jwt.js'
@@ -63,7 +63,7 @@ export default fp<AuthOptions>(async (app, opts) => {
     if (token === undefined) return { reason: header === undefined ? 'missing' : 'malformed' }
     // one reference read: the set in use when the request arrived, old or new, never a mix
     const set = opts.callers.current()
-    const found = callerOfToken(set.index, token)
+    const found = callerOfTokenOn(request.raw.socket, set.index, token)
     if (found !== null) return found.expiresAt !== undefined && now() >= found.expiresAt ? { reason: 'expired', detail: 'static token past its expiresAt' } : { caller: found }
     if (jwt !== undefined && looksLikeJwt(token)) return { pending: jwt.verify(token, set.controllerIds) }
     return { reason: 'unknown_token' }
