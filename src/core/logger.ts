@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module'
 import pino, { type Logger } from 'pino'
 import { RequestListQuerySchema, UnresolvedQuerySchema } from '../../schemas/control.js'
-import { entryScanSuffices, secretMatcher, type SecretMatcher } from './secret-match.js'
+import { entryScanSuffices, secretMatcher, uuidScanSuffices, type SecretMatcher } from './secret-match.js'
 
 export interface LoggerOptions {
   level: string
@@ -132,6 +132,28 @@ export interface Scrubber {
    * carries none, and the tokens carry none. False: scrub the line.
    */
   cleanOutside: (template: string, tokens: string) => boolean
+  /**
+   * What tokens of the access line were found clean before, for the secrets as they are now: a new
+   * record whenever a secret is added (docs/design.md#hot-path). Valid only where cleanOutside's
+   * conditions hold, which cleanOutside checks whatever the tokens.
+   */
+  seen: () => SeenClean
+}
+
+/** at most this many token values are remembered as clean; past it the record starts again */
+export const SEEN_MAX = 256
+
+export interface SeenClean {
+  /** a token's JSON text by its value, for values found clean in an access line: methods, routes, addresses */
+  texts: Map<string, string>
+  /** the logger's bindings before a request's id (pid, hostname), once found clean */
+  bindings: string | undefined
+  /**
+   * No form of any secret lies inside a UUID as `randomUUID` writes it (uuidScanSuffices), nor in
+   * the fixed text around the request id and the time: a request id of that shape and pino's epoch
+   * time need no search
+   */
+  uuidsAndTime: boolean
 }
 
 /**
@@ -144,6 +166,9 @@ export function scrubberOf (log: object): Scrubber | undefined {
 
 /** a secret's matcher, and what it judged of the last template it was shown */
 interface Known { matcher: SecretMatcher; tokensSuffice: boolean; template: string | undefined; templateClean: boolean }
+
+/** the access line's fixed text around pino's epoch time and Fastify's request id (src/http/access-log.ts) */
+const FIXED_AROUND_ID_AND_TIME = ',"time":,"reqId":""'
 
 export function createLogger (o: LoggerOptions): Logger {
   // each secret in every form the secret guard knows (src/core/secret-match.ts), built once per value
@@ -175,9 +200,23 @@ export function createLogger (o: LoggerOptions): Logger {
         k.templateClean = !k.matcher.test(template)
         k.template = template
       }
-      if (!k.templateClean || k.matcher.test(tokens)) return false
+      if (!k.templateClean || (tokens !== '' && k.matcher.test(tokens))) return false
     }
     return true
+  }
+  let seenRecord: SeenClean | undefined
+  let seenFor = -1
+  const seen = (): SeenClean => {
+    if (seenRecord === undefined || seenFor !== o.secrets.size) {
+      let uuidsAndTime = true
+      for (const s of o.secrets) {
+        if (s.length < 8) continue
+        if (!uuidScanSuffices(s) || knownOf(s).matcher.test(FIXED_AROUND_ID_AND_TIME)) uuidsAndTime = false
+      }
+      seenRecord = { texts: new Map(), bindings: undefined, uuidsAndTime }
+      seenFor = o.secrets.size
+    }
+    return seenRecord
   }
   const options: pino.LoggerOptions = {
     level: o.level,
@@ -198,7 +237,7 @@ export function createLogger (o: LoggerOptions): Logger {
     : o.pretty === true && prettyInstalled()
       ? pino({ ...options, transport: { target: 'pino-pretty', options: { destination: 1 } } })
       : pino(options, stdoutDestination())
-  Object.defineProperty(logger, SCRUB, { value: { line: scrub, cleanOutside } satisfies Scrubber })
+  Object.defineProperty(logger, SCRUB, { value: { line: scrub, cleanOutside, seen } satisfies Scrubber })
   return logger
 }
 

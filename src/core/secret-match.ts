@@ -255,6 +255,32 @@ export function entryScanSuffices (secret: string): boolean {
   return !forms.some((f) => NUMBER_TEXT.test(f))
 }
 
+/** the characters of a UUID as `randomUUID` writes it: lower-case hex digits and `-` */
+const UUID_TEXT = /^[0-9a-f-]+$/
+/** the longest run of hex digits in a UUID (its last group) */
+const UUID_LONGEST_RUN = 12
+
+/**
+ * Whether no form of the secret can lie inside a UUID written as `randomUUID` writes it
+ * (8-4-4-4-12 lower-case hex digits), so that the access line need not search a request id of that
+ * shape (docs/design.md#hot-path). Inside such a text only lower-case hex digits and `-` can be a
+ * form's characters: every escape starts with `%`, `&` or `\`, a line break in base64 is `\n`,
+ * and of base64's two extra characters only `+` has a form there (`-`, url-safe). So a form that
+ * fits is written with those characters alone and, if it holds no `-`, is one of the UUID's runs of
+ * hex digits, 12 characters at most. False when any form is so written: the raw secret, its base64
+ * at each alignment (`+` read as `-`), its base32 in either case and its hex in either case.
+ */
+export function uuidScanSuffices (secret: string): boolean {
+  const bytes = Buffer.from(secret, 'utf8')
+  const b32 = aligned(bytes, 5, base32)
+  const hex = bytes.toString('hex')
+  const forms = [
+    secret, hex, hex.toUpperCase(), ...b32, ...b32.map((f) => f.toLowerCase()),
+    ...aligned(bytes, 3, (b) => b.toString('base64').replaceAll('+', '-'))
+  ].filter((f) => f !== '')
+  return !forms.some((f) => UUID_TEXT.test(f) && (f.includes('-') || f.length <= UUID_LONGEST_RUN))
+}
+
 /**
  * Whether the secret occurs in what the gateway answers by itself, whatever the remote does —
  * every error body, the probes' answers: the guard would turn such an answer into a 502 for

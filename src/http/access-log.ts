@@ -17,8 +17,8 @@
 // metadata) takes pino's path.
 import pino from 'pino'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import { accessRequest, scrubberOf } from '../core/logger.js'
-import { jsonMillis, jsonString, jsonStringOrNull, jsonWholeNumber } from '../core/json-text.js'
+import { accessRequest, scrubberOf, SEEN_MAX, type SeenClean } from '../core/logger.js'
+import { jsonMillis, jsonString, jsonWholeNumber } from '../core/json-text.js'
 
 const S = pino.symbols
 const INFO = 30
@@ -61,27 +61,93 @@ function writeDirect (log: PinoInternals, request: FastifyRequest, statusCode: n
   const prefix = (log[S.lsCacheSym] as Record<number, string>)[INFO]!
   const end = log[S.endSym] as string
   const timeOf = log[S.timeSym] as () => string
+  const seen = scrub.seen()
+  // the tokens no earlier line has shown clean, searched together below (docs/design.md#hot-path)
+  let unseen = ''
   // the two numbers never through `+` or String(): V8 caches what those make of a non-integer or
   // a number past 2^31 (a time in ms) and so allocates it in the old generation, ~35 B a number a
   // read left for a mark-compact; nor through JSON.stringify, ~2 k instructions each to set up
   // (src/core/json-text.ts, docs/design.md#hot-path)
-  const time = timeOf === EPOCH_TIME ? ',"time":' + jsonWholeNumber(Date.now()) : timeOf()
+  let time: string
+  if (timeOf === EPOCH_TIME) {
+    time = ',"time":' + jsonWholeNumber(Date.now())
+    // digits only: no form of a secret is (cleanOutside), and the text before them was searched once
+    if (!seen.uuidsAndTime) unseen += time
+  } else {
+    time = timeOf()
+    unseen += time
+  }
   const chindings = log[S.chindingsSym] as string
-  const method = jsonStringOrNull(r.method)
-  const url = jsonString(r.url)
-  const route = r.route === undefined ? undefined : jsonString(r.route)
-  const address = r.remoteAddress === undefined ? undefined : jsonString(r.remoteAddress)
+  // the request id need not be searched when it is a UUID, nor the bindings before it once seen
+  const idAt = seen.uuidsAndTime ? requestIdAt(chindings) : -1
+  let bindingsUnseen = false
+  if (idAt < 0) unseen += chindings
+  else if (seen.bindings === undefined || seen.bindings.length !== idAt || !chindings.startsWith(seen.bindings)) {
+    bindingsUnseen = true
+    unseen += chindings.slice(0, idAt)
+  }
+  // method, route and address from the few values an access line has shown clean before
+  const method = r.method === undefined ? 'null' : seen.texts.get(r.method)
+  const route = r.route === undefined ? '' : seen.texts.get(r.route)
+  const address = r.remoteAddress === undefined ? '' : seen.texts.get(r.remoteAddress)
+  const methodText = method ?? jsonString(r.method!)
+  const routeText = route ?? jsonString(r.route!)
+  const addressText = address ?? jsonString(r.remoteAddress!)
+  if (method === undefined) unseen += methodText
+  if (route === undefined) unseen += routeText
+  if (address === undefined) unseen += addressText
+  // a route without parameters or query is its own path, found clean with it
+  let url: string
+  if (r.url === r.route) url = routeText
+  else {
+    url = jsonString(r.url)
+    unseen += url
+  }
   const line = prefix + time + chindings +
-    ',"req":{"method":' + method + ',"url":' + url +
-    (route === undefined ? '' : ',"route":' + route) +
-    (address === undefined ? '' : ',"remoteAddress":' + address) +
+    ',"req":{"method":' + methodText + ',"url":' + url +
+    (r.route === undefined ? '' : ',"route":' + routeText) +
+    (r.remoteAddress === undefined ? '' : ',"remoteAddress":' + addressText) +
     (r.remotePort === undefined ? '' : ',"remotePort":' + String(r.remotePort)) +
     '},"res":{"statusCode":' + String(statusCode) + '},"responseTime":' + jsonMillis(elapsedMs) +
     ',"msg":"request completed"' + end
-  // what varies is the time (a number, or pino's own string), the bindings, four strings and three numbers
-  const tokens = time + chindings + method + url + (route ?? '') + (address ?? '')
-  stream.write(scrub.cleanOutside(templateOf(prefix, end), tokens) ? line : scrub.line(line))
+  if (!scrub.cleanOutside(templateOf(prefix, end), unseen)) {
+    stream.write(scrub.line(line))
+    return true
+  }
+  // clean: what was searched for the first time is remembered
+  if (bindingsUnseen) seen.bindings = chindings.slice(0, idAt)
+  if (method === undefined) remember(seen, r.method!, methodText)
+  if (route === undefined) remember(seen, r.route!, routeText)
+  if (address === undefined) remember(seen, r.remoteAddress!, addressText)
+  stream.write(line)
   return true
+}
+
+function remember (seen: SeenClean, value: string, text: string): void {
+  if (seen.texts.size >= SEEN_MAX) seen.texts.clear()
+  seen.texts.set(value, text)
+}
+
+/** Fastify's request binding at the end of the logger's bindings */
+const REQUEST_ID_KEY = ',"reqId":"'
+/** `,"reqId":"` + 36 + `"` */
+const REQUEST_ID_BINDING = REQUEST_ID_KEY.length + 36 + 1
+
+/**
+ * Where the request id's binding starts when the bindings end with a UUID as `randomUUID` writes
+ * it (8-4-4-4-12 lower-case hex digits), else -1
+ */
+export function requestIdAt (chindings: string): number {
+  const at = chindings.length - REQUEST_ID_BINDING
+  if (at < 0 || chindings.charCodeAt(chindings.length - 1) !== 34 || !chindings.startsWith(REQUEST_ID_KEY, at)) return -1
+  const id = at + REQUEST_ID_KEY.length
+  for (let i = 0; i < 36; i++) {
+    const c = chindings.charCodeAt(id + i)
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return -1
+    } else if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return -1
+  }
+  return at
 }
 
 let template: { prefix: string; end: string; text: string } | undefined

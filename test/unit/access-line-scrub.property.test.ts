@@ -28,7 +28,7 @@ const planted = (secret: string): fc.Arbitrary<string> => {
   return fc.array(fc.oneof(form, printable(0, 10)), { maxLength: 3 }).map((parts) => parts.join(''))
 }
 
-interface Case { secret: string; method: string; path: string; route: string | undefined; ip: string | undefined; port: number | undefined; reqId: string; status: number; elapsed: number; now: number }
+interface Case { secret: string; note?: string; method: string; path: string; route: string | undefined; ip: string | undefined; port: number | undefined; reqId: string; status: number; elapsed: number; now: number }
 
 /** secrets made of the line's own numbers and structure: only the structure rule keeps them out of the token search */
 const numeric = fc.record({ status: fc.integer({ min: 100, max: 599 }), whole: fc.integer({ min: 1000, max: 9_999_999 }), frac: fc.integer({ min: 100, max: 999 }) })
@@ -53,7 +53,8 @@ const caseArb = fc.oneof(secretArb.chain((secret) => fc.record({
 function lineOf (c: Case, secrets: Set<string>): string {
   const written: string[] = []
   const destination = { write: (s: string) => { written.push(s) } } as unknown as pino.DestinationStream
-  const log = createLogger({ level: 'info', secrets, destination }).child({ reqId: c.reqId })
+  const root = createLogger({ level: 'info', secrets, destination })
+  const log = (c.note === undefined ? root : root.child({ note: c.note })).child({ reqId: c.reqId })
   const request = { method: c.method, url: c.path, routeOptions: { url: c.route }, ip: c.ip, socket: { remotePort: c.port } } as unknown as FastifyRequest
   const reply = { log, statusCode: c.status, elapsedTime: c.elapsed } as unknown as FastifyReply
   vi.useFakeTimers({ now: c.now, toFake: ['Date'] })
@@ -82,5 +83,55 @@ describe('the access line\'s scrub', () => {
     expect(scrub('12345678901234').cleanOutside(template, '"GET"')).toBe(false)
     expect(scrub('abc",:defghijkl').cleanOutside(template, '"GET"')).toBe(false)
     expect(scrub('request completed').cleanOutside(template, '"GET"')).toBe(false)
+  })
+})
+
+describe('what the access line remembers as clean', () => {
+  // a few values of each token, some of them carrying the second secret, which is added mid-way:
+  // a value remembered clean before it was added must be searched again, and a value never seen
+  // (a route, a method, a peer, the bindings before the request id) searched whatever was seen before
+  const pieces = (secret: string): fc.Arbitrary<string> => fc.constantFrom(secret, `x${secret}y`, secret.slice(1), Buffer.from(secret).toString('hex'))
+  const uuidPiece = fc.tuple(fc.uuid(), fc.nat(20), fc.integer({ min: 8, max: 36 })).map(([u, from, n]) => u.slice(from, from + n)).filter((p) => p.length >= 8)
+  const stepArb = (secret: string): fc.Arbitrary<Case> => fc.record({
+    secret: fc.constant(secret),
+    // bindings of the logger's own before the request id's (a component, say), some carrying the secret
+    note: fc.option(fc.oneof(fc.constant('ledger'), pieces(secret)), { nil: undefined }),
+    method: fc.oneof(fc.constantFrom('GET', 'POST'), pieces(secret)),
+    route: fc.option(fc.oneof(fc.constantFrom('/v1/supervisor/health', '/v1/tasks/:taskId'), pieces(secret).map((p) => `/v1/${p}`)), { nil: undefined }),
+    path: fc.constantFrom('/v1/supervisor/health', '/v1/tasks/t-1', `/v1/${secret}`),
+    // the path of a route without parameters is the route itself
+    ownPath: fc.boolean(),
+    ip: fc.option(fc.oneof(fc.constantFrom('127.0.0.1', '10.0.0.2'), pieces(secret)), { nil: undefined }),
+    port: fc.option(fc.integer({ min: 0, max: 65535 }), { nil: undefined }),
+    // a UUID, one that holds the secret when the secret is a piece of one, or any text
+    reqId: fc.oneof({ arbitrary: fc.uuid(), weight: 4 }, fc.uuid().map((u) => u.slice(0, Math.max(0, 36 - secret.length)) + secret.slice(0, 36)), pieces(secret)),
+    status: fc.constantFrom(200, 404),
+    elapsed: fc.double({ min: 0, max: 1e4, noNaN: true }),
+    now: fc.integer({ min: 1_700_000_000_000, max: 1_800_000_000_000 })
+  }).map(({ ownPath, ...c }) => ({ ...c, path: ownPath && c.route !== undefined ? c.route : c.path }))
+
+  it('one logger over many lines, a secret added between two of them: each line is what the whole line\'s search writes', () => {
+    // mostly secrets the token search applies to (no character of JSON's structure)
+    const alnum = fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-'), minLength: 8, maxLength: 28 })
+    const secretArb2 = fc.oneof({ arbitrary: alnum, weight: 3 }, uuidPiece, printable(8, 28))
+    const runArb = fc.tuple(secretArb2, secretArb2).chain(([first, second]) =>
+      fc.record({ first: fc.constant(first), second: fc.constant(second), steps: fc.array(stepArb(second), { minLength: 1, maxLength: 16 }), addAt: fc.nat(6) }))
+    fc.assert(fc.property(runArb, ({ first, second, steps, addAt }) => {
+      const secrets = new Set([first])
+      const written: string[] = []
+      const destination = { write: (s: string) => { written.push(s) } } as unknown as pino.DestinationStream
+      const root = createLogger({ level: 'info', secrets, destination })
+      steps.forEach((c, i) => {
+        if (i === addAt) secrets.add(second)
+        const log = (c.note === undefined ? root : root.child({ note: c.note })).child({ reqId: c.reqId })
+        const request = { method: c.method, url: c.path, routeOptions: { url: c.route }, ip: c.ip, socket: { remotePort: c.port } } as unknown as FastifyRequest
+        vi.useFakeTimers({ now: c.now, toFake: ['Date'] })
+        new AccessLog(true).requestCompleted(null, request, { log, statusCode: c.status, elapsedTime: c.elapsed } as unknown as FastifyReply)
+        vi.useRealTimers()
+        const raw = lineOf(c, new Set())
+        const full = scrubberOf(createLogger({ level: 'info', secrets: new Set(secrets), destination: { write: () => {} } as unknown as pino.DestinationStream }))!.line(raw)
+        expect(written[i]).toBe(full)
+      })
+    }), { numRuns: 300 })
   })
 })

@@ -9,7 +9,7 @@
 // would give back.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MIN_SECRET_LENGTH, answerCarriesSecret, inFixedAnswers, secretMatcher } from '../../src/core/secret-match.js'
+import { MIN_SECRET_LENGTH, answerCarriesSecret, inFixedAnswers, secretMatcher, uuidScanSuffices } from '../../src/core/secret-match.js'
 import { base32, base32Decode, broken, htmlDecode, htmlRefs, mixed, percentDecode, percentEveryByte, uEscaped, type HtmlStyle } from '../helpers/secret-forms.js'
 
 const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: MIN_SECRET_LENGTH, maxLength: 64 })
@@ -170,5 +170,51 @@ describe('secretMatcher', () => {
   it('finds the secret in the gateway\'s own fixed answers only when it is one of their words', () => {
     expect(inFixedAnswers('upstream_invalid_response')).toBe(true)
     expect(inFixedAnswers('a-random-value-0123456789')).toBe(false)
+  })
+})
+
+/** a UUID as randomUUID writes it, with `text` laid over it from `at` when the shape allows (lower-case hex digits, `-` at 8, 13, 18, 23) */
+function overlay (uuid: string, text: string, at: number): string | undefined {
+  if (at + text.length > uuid.length) return undefined
+  for (let i = 0; i < text.length; i++) {
+    const dash = [8, 13, 18, 23].includes(at + i)
+    if (dash ? text[i] !== '-' : !/[0-9a-f]/.test(text[i]!)) return undefined
+  }
+  return uuid.slice(0, at) + text + uuid.slice(at + text.length)
+}
+
+/** every form uuidScanSuffices weighs, as its text (base64's `+` as url-safe `-`) */
+function plainForms (secret: string): string[] {
+  const b = Buffer.from(secret)
+  const shifted = [0, 1, 2].map((k) => b.subarray(k)).map((s) => s.subarray(0, s.length - (s.length % 3)))
+  const b32 = [0, 1, 2, 3, 4].map((k) => b.subarray(k)).map((s) => base32(s.subarray(0, s.length - (s.length % 5))))
+  return [secret, b.toString('hex'), b.toString('hex').toUpperCase(), ...b32, ...b32.map((f) => f.toLowerCase()), ...shifted.map((s) => s.toString('base64').replaceAll('+', '-'))].filter((f) => f !== '')
+}
+
+describe('uuidScanSuffices', () => {
+  const uuidish = fc.string({ unit: fc.constantFrom(...'0123456789abcdef-'), minLength: 8, maxLength: 24 })
+  const secretArb = fc.oneof(printable, uuidish, fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 8, maxLength: 24 }))
+
+  it('is false for a piece of a UUID, which the matcher finds in it', () => {
+    fc.assert(fc.property(fc.uuid(), fc.nat(28), fc.integer({ min: 8, max: 36 }), (uuid, from, length) => {
+      const piece = uuid.slice(from, from + length)
+      fc.pre(piece.length >= 8 && (piece.includes('-') || piece.length <= 12))
+      expect(uuidScanSuffices(piece)).toBe(false)
+      expect(secretMatcher(piece).test(uuid)).toBe(true)
+    }), { numRuns: 500 })
+  })
+
+  it('when true, no UUID holds a form of the secret: each form laid over a UUID wherever it fits, and random UUIDs, are clean', () => {
+    fc.assert(fc.property(secretArb, fc.array(fc.uuid(), { minLength: 1, maxLength: 4 }), (secret, uuids) => {
+      const m = secretMatcher(secret)
+      const fitted = uuids.flatMap((u) => plainForms(secret).flatMap((f) => Array.from({ length: 36 }, (_, at) => overlay(u, f, at)))).filter((u) => u !== undefined)
+      if (uuidScanSuffices(secret)) {
+        expect(fitted).toEqual([])
+        for (const u of uuids) expect(m.test(u)).toBe(false)
+      } else if (fitted.length > 0) {
+        // the other way round: what the check refuses for is found there
+        expect(m.test(fitted[0]!)).toBe(true)
+      }
+    }), { numRuns: 1000 })
   })
 })
