@@ -16,6 +16,6 @@ export default fp<{ coalesce?: boolean }>(async (app, opts) => {
     readTimeoutMs: config.upstream.readTimeoutMs,
     maxTaskResponseBytes: config.upstream.maxTaskResponseBytes,
     coalesce: opts.coalesce ?? true,
-    onCoalesced: () => metrics.readCoalesced.inc()
+    onCoalesced: metrics.countCoalesced
   }))
 }, { name: 'argus', dependencies: ['gateway-config', 'upstream', 'discovery', 'metrics'] })

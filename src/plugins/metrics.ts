@@ -10,6 +10,8 @@ export interface GatewayMetrics {
   httpRequests: Counter<'route' | 'method' | 'status'>
   /** httpRequests.inc for the per-request hook, batched (countedLater) */
   countRequest: (route: string, method: string, status: number) => void
+  /** readCoalesced.inc, counted until the next scrape */
+  countCoalesced: () => void
   /** upstreamRequests.inc for every upstream exchange, batched (countedLater) */
   countUpstream: (op: string, outcome: string) => void
   httpDuration: FastHistogram<'route' | 'method'>
@@ -91,7 +93,8 @@ export function createMetrics (): GatewayMetrics {
   const registers = [registry]
   let readDiscovery: Parameters<GatewayMetrics['bindDiscovery']>[0] | undefined
   let countAmbiguous: (() => Promise<number>) | undefined
-  const requests = countedLater<'route' | 'method' | 'status'>()
+  const requestCells = new Map<string, Map<string, Map<number, { labels: Record<'route' | 'method' | 'status', string>; n: number }>>>()
+  let coalesced = 0
   const upstreamCalls = countedLater<'rpc_method' | 'outcome'>()
   // observed twice per read: prom-client's Histogram exposition, without its per-call label work
   // (src/core/histogram.ts); the series by route and method, and by operation, kept here
@@ -100,12 +103,38 @@ export function createMetrics (): GatewayMetrics {
   const upstreamDuration = new FastHistogram('gateway_upstream_request_duration_seconds', 'Upstream exchange duration', ['rpc_method'], DURATION_BUCKETS, registers)
   const upstreamSeries = new Map<string, HistogramSeries>()
   return {
-    countRequest: (route, method, status) => { requests.add(`${route} ${method} ${status}`, () => ({ route, method, status: String(status) })) },
+    countRequest: (route, method, status) => {
+      // by route, method and status in nested maps: a key made of the three was a new string to hash per request
+      let byMethod = requestCells.get(route)
+      if (byMethod === undefined) requestCells.set(route, byMethod = new Map())
+      let byStatus = byMethod.get(method)
+      if (byStatus === undefined) byMethod.set(method, byStatus = new Map())
+      let cell = byStatus.get(status)
+      if (cell === undefined) byStatus.set(status, cell = { labels: { route, method, status: String(status) }, n: 0 })
+      cell.n++
+    },
+    countCoalesced: () => { coalesced++ },
     countUpstream: (op, outcome) => { upstreamCalls.add(`${op} ${outcome}`, () => ({ rpc_method: op, outcome })) },
     bindDiscovery: (read) => { readDiscovery = read },
     bindLedger: (count) => { countAmbiguous = count },
     registry,
-    httpRequests: new Counter({ name: 'gateway_http_requests_total', help: 'HTTP requests served', labelNames: ['route', 'method', 'status'], registers, collect () { requests.flush(this) } }),
+    httpRequests: new Counter({
+      name: 'gateway_http_requests_total',
+      help: 'HTTP requests served',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+      collect () {
+        for (const byMethod of requestCells.values()) {
+          for (const byStatus of byMethod.values()) {
+            for (const cell of byStatus.values()) {
+              if (cell.n === 0) continue
+              this.inc(cell.labels, cell.n)
+              cell.n = 0
+            }
+          }
+        }
+      }
+    }),
     httpDuration,
     httpDurationOf: (route, method) => {
       let byMethod = httpSeries.get(route)
@@ -184,7 +213,16 @@ export function createMetrics (): GatewayMetrics {
     rateLimited: new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused by the rate limit', labelNames: ['route'], registers }),
     authRefused: new Counter({ name: 'gateway_auth_refused_total', help: 'Authentications refused (401), by reason: missing, unknown_token, expired, not_yet_valid, malformed, algorithm, unknown_kid, signature, claims, no_keys, controller_conflict', labelNames: ['reason'], registers }),
     rateLimitStoreErrors: new Counter({ name: 'gateway_rate_limit_store_errors_total', help: 'Rate-limit store (Redis) calls that failed, or were skipped while the store backs off after a failure; the request was served (fail open)', registers }),
-    readCoalesced: new Counter({ name: 'gateway_read_coalesced_total', help: 'Reads served by an identical upstream call already in flight', registers }),
+    readCoalesced: new Counter({
+      name: 'gateway_read_coalesced_total',
+      help: 'Reads served by an identical upstream call already in flight',
+      registers,
+      // counted here, handed over at each scrape (as countedLater does)
+      collect () {
+        if (coalesced > 0) this.inc(coalesced)
+        coalesced = 0
+      }
+    }),
     frontRequests: new Counter({ name: 'gateway_a2a_requests_total', help: 'JSON-RPC requests to the A2A front door by logical method and outcome (ok, or the error code)', labelNames: ['rpc_method', 'outcome'] as const, registers }),
     // reason: max_connections (the listener's cap), per_address (the bound per client address), accept_error (no descriptor left)
     connectionsDropped: new Counter({ name: 'gateway_http_connections_dropped_total', help: 'Connections closed on arrival, by listener (api, metrics) and reason (max_connections, per_address, accept_error)', labelNames: ['listener', 'reason'], registers }),
