@@ -1,5 +1,6 @@
 // A caller's token as the gateway knows it (docs/design.md#authentication): only its SHA-256
-// digest, and the lookup from a bearer `Authorization` value to the caller it belongs to. Plain
+// digest, and the lookup from a bearer `Authorization` value to the caller it belongs to — the
+// token itself only as long as the connection that presented it lives (callerOfTokenOn). Plain
 // functions, apart from the auth plugin that calls them per request, because the start path
 // (the dev token's digest), the test helpers and the bench compute the same digests.
 import { hash } from 'node:crypto'
