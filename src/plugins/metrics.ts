@@ -8,7 +8,7 @@ import { FastHistogram, type HistogramSeries } from '../core/histogram.js'
 export interface GatewayMetrics {
   registry: Registry
   httpRequests: Counter<'route' | 'method' | 'status'>
-  /** httpRequests.inc for the per-request hook, batched (countedLater) */
+  /** httpRequests.inc for the per-request hook, counted by route, method and status until the next scrape */
   countRequest: (route: string, method: string, status: number) => void
   /** readCoalesced.inc, counted until the next scrape */
   countCoalesced: () => void
