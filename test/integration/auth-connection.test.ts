@@ -28,7 +28,7 @@ describe('a token remembered for its connection', () => {
     write([caller('a', a), caller('b', b, { scopes: ['admin'] }), caller('c', c, { expiresAt: new Date(expiresAt).toISOString() })])
     const { gw: g } = await startPair({ env: { GATEWAY_CALLERS: undefined, GATEWAY_CALLERS_FILE: path, GATEWAY_RATE_LIMIT_AUTH_FAILURES: '100000' } })
     // one connection: every request below reuses the socket the first one opened
-    const client = new Client(g.url, { pipelining: 1, connections: 1 } as never)
+    const client = new Client(g.url, { pipelining: 1 })
     const ports = new Set<number>()
     const get = async (t: string): Promise<number> => {
       const res = await client.request({ path: READ, method: 'GET', headers: { authorization: `Bearer ${t}` } })
