@@ -167,6 +167,9 @@ export function scrubberOf (log: object): Scrubber | undefined {
 /** a secret's matcher, and what it judged of the last template it was shown */
 interface Known { matcher: SecretMatcher; tokensSuffice: boolean; template: string | undefined; templateClean: boolean }
 
+/** values shorter than this are not scrubbed: a short one would match ordinary text (the scrub, the access line's search and its record all agree) */
+const SCRUBBED_MIN = 8
+
 /** the access line's fixed text around pino's epoch time and Fastify's request id (src/http/access-log.ts) */
 const FIXED_AROUND_ID_AND_TIME = ',"time":,"reqId":""'
 
@@ -184,7 +187,7 @@ export function createLogger (o: LoggerOptions): Logger {
   const scrub = (line: string): string => {
     let out = line
     for (const s of o.secrets) {
-      if (s.length < 8) continue
+      if (s.length < SCRUBBED_MIN) continue
       const m = knownOf(s).matcher
       // test first: the common line carries no secret and costs one search per form, no copy
       if (m.test(out)) out = m.replace(out, '[REDACTED]')
@@ -193,7 +196,7 @@ export function createLogger (o: LoggerOptions): Logger {
   }
   const cleanOutside = (template: string, tokens: string): boolean => {
     for (const s of o.secrets) {
-      if (s.length < 8) continue
+      if (s.length < SCRUBBED_MIN) continue
       const k = knownOf(s)
       if (!k.tokensSuffice) return false
       if (k.template !== template) {
@@ -210,7 +213,7 @@ export function createLogger (o: LoggerOptions): Logger {
     if (seenRecord === undefined || seenFor !== o.secrets.size) {
       let uuidsAndTime = true
       for (const s of o.secrets) {
-        if (s.length < 8) continue
+        if (s.length < SCRUBBED_MIN) continue
         if (!uuidScanSuffices(s) || knownOf(s).matcher.test(FIXED_AROUND_ID_AND_TIME)) uuidsAndTime = false
       }
       seenRecord = { texts: new Map(), bindings: undefined, uuidsAndTime }

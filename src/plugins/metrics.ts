@@ -8,15 +8,16 @@ import { FastHistogram, type HistogramSeries } from '../core/histogram.js'
 export interface GatewayMetrics {
   registry: Registry
   httpRequests: Counter<'route' | 'method' | 'status'>
-  /** httpRequests.inc for the per-request hook, counted by route, method and status until the next scrape */
-  countRequest: (route: string, method: string, status: number) => void
+  /**
+   * An answered request: counted by route, method and status until the next scrape (httpRequests)
+   * and its duration observed (httpDuration), both found through one entry per route and method
+   */
+  answered: (route: string, method: string, status: number, seconds: number) => void
   /** readCoalesced.inc, counted until the next scrape */
   countCoalesced: () => void
   /** upstreamRequests.inc for every upstream exchange, batched (countedLater) */
   countUpstream: (op: string, outcome: string) => void
   httpDuration: FastHistogram<'route' | 'method'>
-  /** httpDuration's series of a route and method, kept (src/core/histogram.ts) */
-  httpDurationOf: (route: string, method: string) => HistogramSeries
   upstreamRequests: Counter<'rpc_method' | 'outcome'>
   upstreamCircuitState: Gauge
   upstreamCircuitTransitions: Counter<'to'>
@@ -93,25 +94,26 @@ export function createMetrics (): GatewayMetrics {
   const registers = [registry]
   let readDiscovery: Parameters<GatewayMetrics['bindDiscovery']>[0] | undefined
   let countAmbiguous: (() => Promise<number>) | undefined
-  const requestCells = new Map<string, Map<string, Map<number, { labels: Record<'route' | 'method' | 'status', string>; n: number }>>>()
+  // per route and method: its duration series and its counts by status; in nested maps, as a key
+  // made of the three was a new string to hash per request
+  const served = new Map<string, Map<string, { duration: HistogramSeries; byStatus: Map<number, { labels: Record<'route' | 'method' | 'status', string>; n: number }> }>>()
   let coalesced = 0
   const upstreamCalls = countedLater<'rpc_method' | 'outcome'>()
   // observed twice per read: prom-client's Histogram exposition, without its per-call label work
   // (src/core/histogram.ts); the series by route and method, and by operation, kept here
   const httpDuration = new FastHistogram('gateway_http_request_duration_seconds', 'HTTP request duration', ['route', 'method'], DURATION_BUCKETS, registers)
-  const httpSeries = new Map<string, Map<string, HistogramSeries>>()
   const upstreamDuration = new FastHistogram('gateway_upstream_request_duration_seconds', 'Upstream exchange duration', ['rpc_method'], DURATION_BUCKETS, registers)
   const upstreamSeries = new Map<string, HistogramSeries>()
   return {
-    countRequest: (route, method, status) => {
-      // by route, method and status in nested maps: a key made of the three was a new string to hash per request
-      let byMethod = requestCells.get(route)
-      if (byMethod === undefined) requestCells.set(route, byMethod = new Map())
-      let byStatus = byMethod.get(method)
-      if (byStatus === undefined) byMethod.set(method, byStatus = new Map())
-      let cell = byStatus.get(status)
-      if (cell === undefined) byStatus.set(status, cell = { labels: { route, method, status: String(status) }, n: 0 })
+    answered: (route, method, status, seconds) => {
+      let byMethod = served.get(route)
+      if (byMethod === undefined) served.set(route, byMethod = new Map())
+      let entry = byMethod.get(method)
+      if (entry === undefined) byMethod.set(method, entry = { duration: httpDuration.series({ route, method }), byStatus: new Map() })
+      let cell = entry.byStatus.get(status)
+      if (cell === undefined) entry.byStatus.set(status, cell = { labels: { route, method, status: String(status) }, n: 0 })
       cell.n++
+      entry.duration.observe(seconds)
     },
     countCoalesced: () => { coalesced++ },
     countUpstream: (op, outcome) => { upstreamCalls.add(`${op} ${outcome}`, () => ({ rpc_method: op, outcome })) },
@@ -124,8 +126,8 @@ export function createMetrics (): GatewayMetrics {
       labelNames: ['route', 'method', 'status'],
       registers,
       collect () {
-        for (const byMethod of requestCells.values()) {
-          for (const byStatus of byMethod.values()) {
+        for (const byMethod of served.values()) {
+          for (const { byStatus } of byMethod.values()) {
             for (const cell of byStatus.values()) {
               if (cell.n === 0) continue
               this.inc(cell.labels, cell.n)
@@ -136,13 +138,6 @@ export function createMetrics (): GatewayMetrics {
       }
     }),
     httpDuration,
-    httpDurationOf: (route, method) => {
-      let byMethod = httpSeries.get(route)
-      if (byMethod === undefined) httpSeries.set(route, byMethod = new Map())
-      let s = byMethod.get(method)
-      if (s === undefined) byMethod.set(method, s = httpDuration.series({ route, method }))
-      return s
-    },
     upstreamRequests: new Counter({ name: 'gateway_upstream_requests_total', help: 'Upstream exchanges by logical operation and outcome', labelNames: ['rpc_method', 'outcome'], registers, collect () { upstreamCalls.flush(this) } }),
     upstreamCircuitState: new Gauge({ name: 'gateway_upstream_circuit_state', help: 'The upstream circuit breaker: 0 closed, 1 half-open (one read probes), 2 open (reads refused at once)', registers }),
     upstreamCircuitTransitions: new Counter({ name: 'gateway_upstream_circuit_transitions_total', help: 'Upstream circuit breaker state changes, by the state entered', labelNames: ['to'], registers }),
@@ -245,8 +240,7 @@ export default fp<{ metrics: GatewayMetrics }>(async (app, opts) => {
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
     const method = request.method
-    opts.metrics.countRequest(route, method, reply.statusCode)
-    opts.metrics.httpDurationOf(route, method).observe(reply.elapsedTime / 1000)
+    opts.metrics.answered(route, method, reply.statusCode, reply.elapsedTime / 1000)
     done()
   })
 }, { name: 'metrics' })
