@@ -57,23 +57,24 @@ async function drive (url: string, token: string, n: number, first: number): Pro
   }
 }
 
-/** the coalesced rows' callers: `bursts` times, CALLERS requests at once, every answer a 200 */
+/**
+ * the coalesced rows' callers: `n` bursts of CALLERS requests at once on `pool`, every answer a 200.
+ * One pool of CALLERS kept-alive connections serves a row's warm-up and its counted bursts: a new
+ * pool for the counted ones put the opening of 64 connections in the counted window, their first
+ * requests arriving one by one, each an upstream call of its own (~48 of the ~100 the gateway
+ * made in 50 counted bursts; BENCHMARKS.md#warm-connections)
+ */
 const CALLERS = 64
 const BURSTS = Number(process.env.BENCH_IR_BURSTS ?? 50)
 const WARM_BURSTS = Number(process.env.BENCH_IR_BURSTS_WARM ?? 125)
-async function bursts (url: string, make: () => Request, n: number): Promise<void> {
-  const pool = new Pool(url, { connections: CALLERS })
-  try {
-    for (let b = 0; b < n; b++) {
-      await Promise.all(Array.from({ length: CALLERS }, async () => {
-        const q = make()
-        const r = await pool.request({ method: q.method, path: q.path, headers: q.headers, body: q.body })
-        await r.body.text()
-        if (r.statusCode !== 200) throw new Error(`${q.path} answered ${r.statusCode}`)
-      }))
-    }
-  } finally {
-    await pool.close()
+async function bursts (pool: Pool, make: () => Request, n: number): Promise<void> {
+  for (let b = 0; b < n; b++) {
+    await Promise.all(Array.from({ length: CALLERS }, async () => {
+      const q = make()
+      const r = await pool.request({ method: q.method, path: q.path, headers: q.headers, body: q.body })
+      await r.body.text()
+      if (r.statusCode !== 200) throw new Error(`${q.path} answered ${r.statusCode}`)
+    }))
   }
 }
 
@@ -189,9 +190,18 @@ async function coalescedRows (dir: string, upstream: Child, env: Record<string, 
     let before = 0
     let after = 0
     const health = async (): Promise<number> => (await upstream.stats()).calls['message/send'] ?? 0
-    const warm = async (url: string): Promise<void> => { await bursts(url, make, WARM_BURSTS); before = await health() }
-    const counted = async (url: string): Promise<void> => { await bursts(url, make, BURSTS); after = await health() }
-    await underCallgrind({ name, unit: 'answer', script, env, dir, units: BURSTS * CALLERS, warm, counted })
+    let pool: Pool | undefined
+    const warm = async (url: string): Promise<void> => {
+      pool = new Pool(url, { connections: CALLERS })
+      await bursts(pool, make, WARM_BURSTS)
+      before = await health()
+    }
+    const counted = async (): Promise<void> => { await bursts(pool!, make, BURSTS); after = await health() }
+    try {
+      await underCallgrind({ name, unit: 'answer', script, env, dir, units: BURSTS * CALLERS, warm, counted })
+    } finally {
+      await pool?.close()
+    }
     if (script === 'gateway-child.js') console.log(`  ${''.padEnd(20)} ${((after - before) / (BURSTS * CALLERS) * 100).toFixed(1)} % of answers made an upstream call`)
   }
 }
