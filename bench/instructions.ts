@@ -43,26 +43,22 @@ function valgrindAvailable (): boolean {
   try { execFileSync('valgrind', ['--version'], { stdio: 'ignore' }); return true } catch { return false }
 }
 
-/** `n` uncached reads, one at a time */
-async function drive (url: string, token: string, n: number, first: number): Promise<void> {
-  const pool = new Pool(url, { connections: 1 })
-  try {
-    for (let i = 0; i < n; i++) {
-      const r = await pool.request({ method: 'GET', path: `/v1/tasks/ir-${first + i}`, headers: { authorization: `Bearer ${token}` } })
-      await r.body.text()
-      if (r.statusCode !== 200) throw new Error(`read answered ${r.statusCode}`)
-    }
-  } finally {
-    await pool.close()
+/** `n` uncached reads, one at a time, on `pool` (one connection, kept from the warm-up to the counted reads) */
+async function drive (pool: Pool, token: string, n: number, first: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const r = await pool.request({ method: 'GET', path: `/v1/tasks/ir-${first + i}`, headers: { authorization: `Bearer ${token}` } })
+    await r.body.text()
+    if (r.statusCode !== 200) throw new Error(`read answered ${r.statusCode}`)
   }
 }
 
 /**
  * the coalesced rows' callers: `n` bursts of CALLERS requests at once on `pool`, every answer a 200.
- * One pool of CALLERS kept-alive connections serves a row's warm-up and its counted bursts: a new
- * pool for the counted ones put the opening of 64 connections in the counted window, their first
- * requests arriving one by one, each an upstream call of its own (~48 of the ~100 the gateway
- * made in 50 counted bursts; BENCHMARKS.md#warm-connections)
+ * One pool of kept-alive connections serves a row's warm-up and its counted requests, here and in
+ * `drive`: a new pool for the counted ones put the opening of its connections in the counted
+ * window — for the coalesced rows 64 of them, whose first requests arrived one by one, each an
+ * upstream call of its own (~48 of the ~100 the gateway made in 50 counted bursts), ~26 k an
+ * answer in every row (BENCHMARKS.md#warm-connections)
  */
 const CALLERS = 64
 const BURSTS = Number(process.env.BENCH_IR_BURSTS ?? 50)
@@ -154,9 +150,18 @@ export async function instructions (): Promise<void> {
   try {
     for (const [name, script] of rows) {
       if (ONLY !== undefined && !name.startsWith(ONLY)) continue
-      const warm = async (url: string): Promise<void> => { await drive(url, token, WARM, first); first += WARM }
-      const counted = async (url: string): Promise<void> => { await drive(url, token, N, first); first += N }
-      await underCallgrind({ name, unit: 'read', script, env: readEnv, dir, units: N, warm, counted })
+      let pool: Pool | undefined
+      const warm = async (url: string): Promise<void> => {
+        pool = new Pool(url, { connections: 1 })
+        await drive(pool, token, WARM, first)
+        first += WARM
+      }
+      const counted = async (): Promise<void> => { await drive(pool!, token, N, first); first += N }
+      try {
+        await underCallgrind({ name, unit: 'read', script, env: readEnv, dir, units: N, warm, counted })
+      } finally {
+        await pool?.close()
+      }
     }
     await coalescedRows(dir, upstream, readEnv, token)
   } finally {
