@@ -17,6 +17,7 @@ import errorHandler from './plugins/error-handler.js'
 import { validatorCompiler } from './http/errors.js'
 import requestId from './plugins/request-id.js'
 import { genReqId } from './http/request-id.js'
+import { installRequestChild } from './core/request-logger.js'
 import lifecycle from './plugins/lifecycle.js'
 import httpEdges from './plugins/http-edges.js'
 import secretGuard from './plugins/secret-guard.js'
@@ -89,6 +90,8 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
     // one access line per request instead of Fastify's two, or none (src/http/access-log.ts)
     logController: new AccessLog(config.accessLog)
   }).withTypeProvider<ZodTypeProvider>()
+  // a request's logger made directly, as pino's child would make it (src/core/request-logger.ts)
+  installRequestChild(app.log as Logger)
   guardConnections(app.server, { listener: 'api', maxConnections: config.http.maxConnections, perAddress: config.http.maxConnectionsPerAddress }, metrics, deps.logger)
   answerNodeRefusals(app.server, metrics, deps.logger)
   countRequests(app.server, config.http.maxRequestsPerSocket)
