@@ -265,30 +265,27 @@ async function mutationRows (dir: string): Promise<void> {
       const run = randomBytes(3).toString('hex')
       const campaigns = Array.from({ length: MUTATION_CAMPAIGNS }, (_, i) => `ir-${run}-${i}`)
       let n = 0
-      const interventions = async (url: string, count: number): Promise<void> => {
-        const pool = new Pool(url, { connections: 1 })
-        try {
-          for (let i = 0; i < count; i++, n++) {
-            const c = campaigns[n % campaigns.length]!
-            const r = await pool.request({ method: 'POST', path: `/v1/campaigns/${c}/interventions`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestId: `iv-${run}-${n}`, intervention: { n } }) })
-            const text = await r.body.text()
-            if (r.statusCode !== 200) throw new Error(`intervention answered ${r.statusCode}: ${text.slice(0, 300)}`)
-          }
-        } finally {
-          await pool.close()
+      // one connection from the claims to the counted interventions, as the read rows keep theirs
+      let pool: Pool | undefined
+      const interventions = async (count: number): Promise<void> => {
+        for (let i = 0; i < count; i++, n++) {
+          const c = campaigns[n % campaigns.length]!
+          const r = await pool!.request({ method: 'POST', path: `/v1/campaigns/${c}/interventions`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestId: `iv-${run}-${n}`, intervention: { n } }) })
+          const text = await r.body.text()
+          if (r.statusCode !== 200) throw new Error(`intervention answered ${r.statusCode}: ${text.slice(0, 300)}`)
         }
       }
-      await underCallgrind({
-        name: `gateway, intervention (${ledger})`,
-        unit: 'mutation',
-        script: 'gateway-child.js',
-        env: { BENCH_GATEWAY_ENV: JSON.stringify(env) },
-        dir,
-        units: N_MUTATIONS,
-        warm: async (url) => {
-          // the card's control operations are discovered once the gateway is up: claims retry until it has
-          const pool = new Pool(url, { connections: 1 })
-          try {
+      try {
+        await underCallgrind({
+          name: `gateway, intervention (${ledger})`,
+          unit: 'mutation',
+          script: 'gateway-child.js',
+          env: { BENCH_GATEWAY_ENV: JSON.stringify(env) },
+          dir,
+          units: N_MUTATIONS,
+          warm: async (url) => {
+            pool = new Pool(url, { connections: 1 })
+            // the card's control operations are discovered once the gateway is up: claims retry until it has
             for (const c of campaigns) {
               for (let attempt = 0; ; attempt++) {
                 const r = await pool.request({ method: 'POST', path: `/v1/campaigns/${c}/control/claim`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestId: `claim-${c}-${attempt}`, ttlSeconds: 3600 }) })
@@ -298,13 +295,13 @@ async function mutationRows (dir: string): Promise<void> {
                 await new Promise((resolve) => setTimeout(resolve, 200))
               }
             }
-          } finally {
-            await pool.close()
-          }
-          await interventions(url, WARM_MUTATIONS)
-        },
-        counted: async (url) => { await interventions(url, N_MUTATIONS) }
-      })
+            await interventions(WARM_MUTATIONS)
+          },
+          counted: async () => { await interventions(N_MUTATIONS) }
+        })
+      } finally {
+        await pool?.close()
+      }
     }
   } finally {
     await sim.close()
