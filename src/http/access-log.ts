@@ -18,6 +18,7 @@
 import pino from 'pino'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { accessRequest, scrubberOf, SEEN_MAX, type SeenClean } from '../core/logger.js'
+import { uuidBindingsBefore } from '../core/request-logger.js'
 import { jsonMillis, jsonString, jsonWholeNumber } from '../core/json-text.js'
 
 const S = pino.symbols
@@ -78,13 +79,22 @@ function writeDirect (log: PinoInternals, request: FastifyRequest, statusCode: n
     unseen += time
   }
   const chindings = log[S.chindingsSym] as string
-  // the request id need not be searched when it is a UUID, nor the bindings before it once seen
-  const idAt = seen.uuidsAndTime ? requestIdAt(chindings) : -1
+  // the request id need not be searched when it is a UUID, nor the bindings before it once seen;
+  // an id the gateway made is known to be one without reading the bindings' text, which would
+  // flatten it (src/core/request-logger.ts)
+  let before: string | undefined
+  let idAt = -1
+  if (seen.uuidsAndTime) {
+    before = uuidBindingsBefore(log, request.id)
+    // bindings set on the logger since (`setBindings`) come after the id: read them as before
+    if (before !== undefined && chindings.length !== before.length + REQUEST_ID_BINDING) before = undefined
+    idAt = before !== undefined ? before.length : requestIdAt(chindings)
+  }
   let bindingsUnseen = false
   if (idAt < 0) unseen += chindings
-  else if (seen.bindings === undefined || seen.bindings.length !== idAt || !chindings.startsWith(seen.bindings)) {
+  else if (before !== undefined ? seen.bindings !== before : (seen.bindings === undefined || seen.bindings.length !== idAt || !chindings.startsWith(seen.bindings))) {
     bindingsUnseen = true
-    unseen += chindings.slice(0, idAt)
+    unseen += before ?? chindings.slice(0, idAt)
   }
   // method, route and address from the few values an access line has shown clean before
   const method = r.method === undefined ? 'null' : seen.texts.get(r.method)
@@ -115,7 +125,7 @@ function writeDirect (log: PinoInternals, request: FastifyRequest, statusCode: n
     return true
   }
   // clean: what was searched for the first time is remembered
-  if (bindingsUnseen) seen.bindings = chindings.slice(0, idAt)
+  if (bindingsUnseen) seen.bindings = before ?? chindings.slice(0, idAt)
   if (method === undefined) remember(seen, r.method!, methodText)
   if (route === undefined) remember(seen, r.route!, routeText)
   if (address === undefined) remember(seen, r.remoteAddress!, addressText)

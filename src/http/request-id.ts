@@ -3,12 +3,14 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyRequest } from 'fastify'
+import { madeRequestId } from '../core/request-logger.js'
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 export function genReqId (req: IncomingMessage): string {
   const h = req.headers['x-request-id']
-  return typeof h === 'string' && SAFE_ID.test(h) ? h : randomUUID()
+  // an id of its own noted as such for the request's logger (src/core/request-logger.ts)
+  return typeof h === 'string' && SAFE_ID.test(h) ? h : madeRequestId(randomUUID())
 }
 
 // each request Fastify routed, on its raw request: an answer written straight to the socket (a

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AccessLog } from '../../src/http/access-log.js'
 import { createLogger, scrubberOf } from '../../src/core/logger.js'
+import { installRequestChild, madeRequestId } from '../../src/core/request-logger.js'
 
 afterEach(() => { vi.useRealTimers() })
 
@@ -28,7 +29,31 @@ const planted = (secret: string): fc.Arbitrary<string> => {
   return fc.array(fc.oneof(form, printable(0, 10)), { maxLength: 3 }).map((parts) => parts.join(''))
 }
 
-interface Case { secret: string; note?: string; method: string; path: string; route: string | undefined; ip: string | undefined; port: number | undefined; reqId: string; status: number; elapsed: number; now: number }
+/**
+ * how the request's logger is made: pino's child; the gateway's own (src/core/request-logger.ts);
+ * the gateway's own for an id it made itself, when the id is a UUID (the access line then finds
+ * the id's binding without reading the text)
+ */
+type Via = 'pino' | 'fast' | 'made'
+const viaArb = fc.constantFrom<Via>('pino', 'fast', 'made')
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** the request's logger as `c.via` says, under `parent` (a logger with the gateway's child, as Fastify's is) */
+function requestLogger (root: pino.Logger, parent: pino.Logger, c: Case): pino.Logger {
+  if (c.via === 'pino' || c.via === undefined) return (c.note === undefined ? root : root.child({ note: c.note })).child({ reqId: c.reqId })
+  if (c.via === 'made' && UUID.test(c.reqId)) madeRequestId(c.reqId)
+  const log = parent.child({ reqId: c.reqId }, {})
+  // a binding set on the request's logger after it was made comes after the request id's
+  if (c.later !== undefined) log.setBindings({ later: c.later })
+  return log
+}
+function parentOf (root: pino.Logger, note: string | undefined): pino.Logger {
+  const parent = root.child(note === undefined ? {} : { note }, {})
+  expect(installRequestChild(parent)).toBe(true)
+  return parent
+}
+
+interface Case { secret: string; note?: string; later?: string; via?: Via; method: string; path: string; route: string | undefined; ip: string | undefined; port: number | undefined; reqId: string; status: number; elapsed: number; now: number }
 
 /** secrets made of the line's own numbers and structure: only the structure rule keeps them out of the token search */
 const numeric = fc.record({ status: fc.integer({ min: 100, max: 599 }), whole: fc.integer({ min: 1000, max: 9_999_999 }), frac: fc.integer({ min: 100, max: 999 }) })
@@ -43,19 +68,21 @@ const caseArb = fc.oneof(secretArb.chain((secret) => fc.record({
   ip: fc.option(fc.oneof(fc.constant('127.0.0.1'), planted(secret)), { nil: undefined }),
   port: fc.option(fc.integer({ min: 0, max: 65535 }), { nil: undefined }),
   reqId: fc.oneof(fc.uuid(), planted(secret)),
+  via: viaArb,
   status: fc.integer({ min: 100, max: 599 }),
   elapsed: fc.double({ min: 0, max: 1e7, noNaN: true }),
   // a time whose digits may hold a secret of digits
   now: fc.oneof(fc.integer({ min: 0, max: 9_999_999_999_999 }), fc.constant(Number(secret.replace(/\D/g, '').slice(0, 13) || '0')))
-})), numeric.map(({ secret, status, elapsed }): Case => ({ secret, method: 'GET', path: '/v1/tasks/t-1', route: '/v1/tasks/:taskId', ip: '127.0.0.1', port: 5000, reqId: 'r-1', status, elapsed, now: 1_764_790_000_123 })))
+})), numeric.map(({ secret, status, elapsed }): Case => ({ secret, method: 'GET', path: '/v1/tasks/t-1', route: '/v1/tasks/:taskId', ip: '127.0.0.1', port: 5000, reqId: 'r-1', status, elapsed, now: 1_764_790_000_123 })),
+numeric.chain(({ secret, status, elapsed }) => fc.uuid().map((reqId): Case => ({ secret, via: 'made', method: 'GET', path: '/v1/tasks/t-1', route: '/v1/tasks/:taskId', ip: '127.0.0.1', port: 5000, reqId, status, elapsed, now: 1_764_790_000_123 }))))
 
 /** the line one logger writes for the case, at the case's frozen time */
 function lineOf (c: Case, secrets: Set<string>): string {
   const written: string[] = []
   const destination = { write: (s: string) => { written.push(s) } } as unknown as pino.DestinationStream
   const root = createLogger({ level: 'info', secrets, destination })
-  const log = (c.note === undefined ? root : root.child({ note: c.note })).child({ reqId: c.reqId })
-  const request = { method: c.method, url: c.path, routeOptions: { url: c.route }, ip: c.ip, socket: { remotePort: c.port } } as unknown as FastifyRequest
+  const log = requestLogger(root, parentOf(root, c.note), c)
+  const request = { id: c.reqId, method: c.method, url: c.path, routeOptions: { url: c.route }, ip: c.ip, socket: { remotePort: c.port } } as unknown as FastifyRequest
   const reply = { log, statusCode: c.status, elapsedTime: c.elapsed } as unknown as FastifyReply
   vi.useFakeTimers({ now: c.now, toFake: ['Date'] })
   new AccessLog(true).requestCompleted(null, request, reply)
@@ -96,6 +123,7 @@ describe('what the access line remembers as clean', () => {
     secret: fc.constant(secret),
     // bindings of the logger's own before the request id's (a component, say), some carrying the secret
     note: fc.option(fc.oneof(fc.constant('ledger'), pieces(secret)), { nil: undefined }),
+    later: fc.option(fc.oneof(fc.constant('x'), pieces(secret)), { nil: undefined, freq: 4 }),
     method: fc.oneof(fc.constantFrom('GET', 'POST'), pieces(secret)),
     route: fc.option(fc.oneof(fc.constantFrom('/v1/supervisor/health', '/v1/tasks/:taskId'), pieces(secret).map((p) => `/v1/${p}`)), { nil: undefined }),
     path: fc.constantFrom('/v1/supervisor/health', '/v1/tasks/t-1', `/v1/${secret}`),
@@ -105,6 +133,7 @@ describe('what the access line remembers as clean', () => {
     port: fc.option(fc.integer({ min: 0, max: 65535 }), { nil: undefined }),
     // a UUID, one that holds the secret when the secret is a piece of one, or any text
     reqId: fc.oneof({ arbitrary: fc.uuid(), weight: 4 }, fc.uuid().map((u) => u.slice(0, Math.max(0, 36 - secret.length)) + secret.slice(0, 36)), pieces(secret)),
+    via: viaArb,
     status: fc.constantFrom(200, 404),
     elapsed: fc.double({ min: 0, max: 1e4, noNaN: true }),
     now: fc.integer({ min: 1_700_000_000_000, max: 1_800_000_000_000 })
@@ -121,10 +150,12 @@ describe('what the access line remembers as clean', () => {
       const written: string[] = []
       const destination = { write: (s: string) => { written.push(s) } } as unknown as pino.DestinationStream
       const root = createLogger({ level: 'info', secrets, destination })
+      // the logger without a note lives as long as the run, as Fastify's does: its bindings are the same text each time
+      const plain = parentOf(root, undefined)
       steps.forEach((c, i) => {
         if (i === addAt) secrets.add(second)
-        const log = (c.note === undefined ? root : root.child({ note: c.note })).child({ reqId: c.reqId })
-        const request = { method: c.method, url: c.path, routeOptions: { url: c.route }, ip: c.ip, socket: { remotePort: c.port } } as unknown as FastifyRequest
+        const log = requestLogger(root, c.note === undefined ? plain : parentOf(root, c.note), c)
+        const request = { id: c.reqId, method: c.method, url: c.path, routeOptions: { url: c.route }, ip: c.ip, socket: { remotePort: c.port } } as unknown as FastifyRequest
         vi.useFakeTimers({ now: c.now, toFake: ['Date'] })
         new AccessLog(true).requestCompleted(null, request, { log, statusCode: c.status, elapsedTime: c.elapsed } as unknown as FastifyReply)
         vi.useRealTimers()

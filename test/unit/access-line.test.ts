@@ -8,6 +8,8 @@ import type pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AccessLog } from '../../src/http/access-log.js'
 import { createLogger } from '../../src/core/logger.js'
+import { installRequestChild } from '../../src/core/request-logger.js'
+import { genReqId } from '../../src/http/request-id.js'
 
 const SECRET = 'Zq3vQ8sL1xT7mN2pR5wY9kB4'
 let close: (() => Promise<void>) | undefined
@@ -17,7 +19,9 @@ async function serve (opts: { mixin?: () => object; level?: string } = {}): Prom
   const raw: string[] = []
   const sink = new Writable({ write (chunk, _enc, cb) { raw.push(String(chunk)); cb() } })
   const logger = createLogger({ level: opts.level ?? 'info', secrets: new Set([SECRET]), destination: sink as unknown as pino.DestinationStream, mixin: opts.mixin })
-  const app = Fastify({ loggerInstance: logger, logController: new AccessLog(true) })
+  // as src/app.ts makes it: the gateway's request ids and request loggers
+  const app = Fastify({ loggerInstance: logger, logController: new AccessLog(true), genReqId })
+  installRequestChild(app.log as unknown as pino.Logger)
   app.get('/v1/tasks/:id', async () => ({ ok: true }))
   // pino's own line for the same request, for comparison (`pino` as its msg)
   app.addHook('onResponse', (request, reply, done) => {

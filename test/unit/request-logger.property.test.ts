@@ -6,10 +6,10 @@
 // gateway makes them, each under Fastify as its logger, one of them with the fast child.
 import Fastify from 'fastify'
 import fc from 'fast-check'
-import type pino from 'pino'
+import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/core/logger.js'
-import { installRequestChild } from '../../src/core/request-logger.js'
+import { installRequestChild, madeRequestId, uuidBindingsBefore } from '../../src/core/request-logger.js'
 
 type Lines = string[]
 function fastifyLogger (level: string): { log: pino.Logger; lines: Lines } {
@@ -60,6 +60,24 @@ describe('a request\'s logger made directly', () => {
       expect(timeless(fast.lines)).toEqual(timeless(pinos.lines))
       expect(fast.lines.length).toBe(pinos.lines.length)
     }), { numRuns: 400 })
+  })
+
+  it('writes the same lines for an id the gateway made, and says where that id\'s binding starts', () => {
+    fc.assert(fc.property(fc.constantFrom('info', 'debug'), fc.uuid(), fc.array(act, { maxLength: 4 }), (level, reqId, acts) => {
+      const fast = fastifyLogger(level)
+      const pinos = fastifyLogger(level)
+      installRequestChild(fast.log)
+      const a = fast.log.child({ reqId: madeRequestId(reqId) }, {})
+      const b = pinos.log.child({ reqId }, {})
+      for (const x of acts) { x(a); x(b) }
+      expect(timeless(fast.lines)).toEqual(timeless(pinos.lines))
+      const before = uuidBindingsBefore(a, reqId)
+      expect(before).toBe((fast.log as unknown as Record<symbol, string>)[pino.symbols.chindingsSym])
+      expect(before).toMatch(/"pid":/)
+      // an id it did not make, or another request's: not said
+      expect(uuidBindingsBefore(fast.log.child({ reqId: `${reqId}x` }, {}), `${reqId}x`)).toBeUndefined()
+      expect(uuidBindingsBefore(a, `${reqId}x`)).toBeUndefined()
+    }), { numRuns: 200 })
   })
 
   it('is what Fastify gives a request, and its access line is pino\'s', async () => {
