@@ -43,7 +43,7 @@ function valgrindAvailable (): boolean {
   try { execFileSync('valgrind', ['--version'], { stdio: 'ignore' }); return true } catch { return false }
 }
 
-/** `n` uncached reads, one at a time, on `pool` (one connection, kept from the warm-up to the counted reads) */
+/** `n` uncached reads, one at a time, on `pool` */
 async function drive (pool: Pool, token: string, n: number, first: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     const r = await pool.request({ method: 'GET', path: `/v1/tasks/ir-${first + i}`, headers: { authorization: `Bearer ${token}` } })
@@ -52,14 +52,7 @@ async function drive (pool: Pool, token: string, n: number, first: number): Prom
   }
 }
 
-/**
- * the coalesced rows' callers: `n` bursts of CALLERS requests at once on `pool`, every answer a 200.
- * One pool of kept-alive connections serves a row's warm-up and its counted requests, here and in
- * `drive`: a new pool for the counted ones put the opening of its connections in the counted
- * window — for the coalesced rows 64 of them, whose first requests arrived one by one, each an
- * upstream call of its own (~48 of the ~100 the gateway made in 50 counted bursts), ~26 k an
- * answer in every row (BENCHMARKS.md#warm-connections)
- */
+/** the coalesced rows' callers: `n` bursts of CALLERS requests at once on `pool`, every answer a 200 */
 const CALLERS = 64
 const BURSTS = Number(process.env.BENCH_IR_BURSTS ?? 50)
 const WARM_BURSTS = Number(process.env.BENCH_IR_BURSTS_WARM ?? 125)
@@ -99,9 +92,13 @@ function count (files: string[]): { all: number; compiler: number; gc: number } 
 
 /**
  * One target under callgrind: started with counting off, `warm` run, then `counted` run with
- * counting on, dumped, killed; the instructions per unit (`units` of them counted) printed
+ * counting on, dumped, killed; the instructions per unit (`units` of them counted) printed. Both
+ * phases get the one pool of `connections` kept-alive connections: a pool made for the counted
+ * phase put the opening of its connections in the counted window — and the deoptimization a new
+ * connection brings, ~74 k a read on bare Fastify; for the coalesced rows 64 connections whose
+ * first requests arrived one by one, each an upstream call of its own (BENCHMARKS.md#warm-connections)
  */
-async function underCallgrind (o: { name: string; unit: string; script: string; env: Record<string, string>; dir: string; units: number; warm: (url: string) => Promise<void>; counted: (url: string) => Promise<void> }): Promise<void> {
+async function underCallgrind (o: { name: string; unit: string; script: string; env: Record<string, string>; dir: string; units: number; connections: number; warm: (pool: Pool) => Promise<void>; counted: (pool: Pool) => Promise<void> }): Promise<void> {
   const out = join(KEEP ?? o.dir, `cg-${o.script}`)
   const log = openSync(join(o.dir, `${o.script}.log`), 'a')
   const proc = fork(join(BUILD, 'bench', o.script), [], {
@@ -117,10 +114,15 @@ async function underCallgrind (o: { name: string; unit: string; script: string; 
       proc.on('message', (m: { type: string; url: string }) => { if (m.type === 'ready') resolve(m.url) })
       proc.once('exit', (code) => { reject(new Error(`${o.script} under valgrind exited (${String(code)})`)) })
     })
-    await o.warm(url)
-    execFileSync('callgrind_control', ['-i', 'on', String(proc.pid)], { stdio: 'ignore' })
-    await o.counted(url)
-    execFileSync('callgrind_control', ['-d', String(proc.pid)], { stdio: 'ignore' })
+    const pool = new Pool(url, { connections: o.connections })
+    try {
+      await o.warm(pool)
+      execFileSync('callgrind_control', ['-i', 'on', String(proc.pid)], { stdio: 'ignore' })
+      await o.counted(pool)
+      execFileSync('callgrind_control', ['-d', String(proc.pid)], { stdio: 'ignore' })
+    } finally {
+      await pool.close()
+    }
   } finally {
     proc.kill('SIGKILL')
   }
@@ -150,18 +152,9 @@ export async function instructions (): Promise<void> {
   try {
     for (const [name, script] of rows) {
       if (ONLY !== undefined && !name.startsWith(ONLY)) continue
-      let pool: Pool | undefined
-      const warm = async (url: string): Promise<void> => {
-        pool = new Pool(url, { connections: 1 })
-        await drive(pool, token, WARM, first)
-        first += WARM
-      }
-      const counted = async (): Promise<void> => { await drive(pool!, token, N, first); first += N }
-      try {
-        await underCallgrind({ name, unit: 'read', script, env: readEnv, dir, units: N, warm, counted })
-      } finally {
-        await pool?.close()
-      }
+      const warm = async (pool: Pool): Promise<void> => { await drive(pool, token, WARM, first); first += WARM }
+      const counted = async (pool: Pool): Promise<void> => { await drive(pool, token, N, first); first += N }
+      await underCallgrind({ name, unit: 'read', script, env: readEnv, dir, units: N, connections: 1, warm, counted })
     }
     await coalescedRows(dir, upstream, readEnv, token)
   } finally {
@@ -195,18 +188,9 @@ async function coalescedRows (dir: string, upstream: Child, env: Record<string, 
     let before = 0
     let after = 0
     const health = async (): Promise<number> => (await upstream.stats()).calls['message/send'] ?? 0
-    let pool: Pool | undefined
-    const warm = async (url: string): Promise<void> => {
-      pool = new Pool(url, { connections: CALLERS })
-      await bursts(pool, make, WARM_BURSTS)
-      before = await health()
-    }
-    const counted = async (): Promise<void> => { await bursts(pool!, make, BURSTS); after = await health() }
-    try {
-      await underCallgrind({ name, unit: 'answer', script, env, dir, units: BURSTS * CALLERS, warm, counted })
-    } finally {
-      await pool?.close()
-    }
+    const warm = async (pool: Pool): Promise<void> => { await bursts(pool, make, WARM_BURSTS); before = await health() }
+    const counted = async (pool: Pool): Promise<void> => { await bursts(pool, make, BURSTS); after = await health() }
+    await underCallgrind({ name, unit: 'answer', script, env, dir, units: BURSTS * CALLERS, connections: CALLERS, warm, counted })
     if (script === 'gateway-child.js') console.log(`  ${''.padEnd(20)} ${((after - before) / (BURSTS * CALLERS) * 100).toFixed(1)} % of answers made an upstream call`)
   }
 }
@@ -265,43 +249,38 @@ async function mutationRows (dir: string): Promise<void> {
       const run = randomBytes(3).toString('hex')
       const campaigns = Array.from({ length: MUTATION_CAMPAIGNS }, (_, i) => `ir-${run}-${i}`)
       let n = 0
-      // one connection from the claims to the counted interventions, as the read rows keep theirs
-      let pool: Pool | undefined
-      const interventions = async (count: number): Promise<void> => {
+      const interventions = async (pool: Pool, count: number): Promise<void> => {
         for (let i = 0; i < count; i++, n++) {
           const c = campaigns[n % campaigns.length]!
-          const r = await pool!.request({ method: 'POST', path: `/v1/campaigns/${c}/interventions`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestId: `iv-${run}-${n}`, intervention: { n } }) })
+          const r = await pool.request({ method: 'POST', path: `/v1/campaigns/${c}/interventions`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestId: `iv-${run}-${n}`, intervention: { n } }) })
           const text = await r.body.text()
           if (r.statusCode !== 200) throw new Error(`intervention answered ${r.statusCode}: ${text.slice(0, 300)}`)
         }
       }
-      try {
-        await underCallgrind({
-          name: `gateway, intervention (${ledger})`,
-          unit: 'mutation',
-          script: 'gateway-child.js',
-          env: { BENCH_GATEWAY_ENV: JSON.stringify(env) },
-          dir,
-          units: N_MUTATIONS,
-          warm: async (url) => {
-            pool = new Pool(url, { connections: 1 })
-            // the card's control operations are discovered once the gateway is up: claims retry until it has
-            for (const c of campaigns) {
-              for (let attempt = 0; ; attempt++) {
-                const r = await pool.request({ method: 'POST', path: `/v1/campaigns/${c}/control/claim`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestId: `claim-${c}-${attempt}`, ttlSeconds: 3600 }) })
-                const text = await r.body.text()
-                if (r.statusCode === 200) break
-                if (attempt >= 100) throw new Error(`claim of ${c} answered ${r.statusCode}: ${text.slice(0, 300)}`)
-                await new Promise((resolve) => setTimeout(resolve, 200))
-              }
+      await underCallgrind({
+        name: `gateway, intervention (${ledger})`,
+        unit: 'mutation',
+        script: 'gateway-child.js',
+        env: { BENCH_GATEWAY_ENV: JSON.stringify(env) },
+        dir,
+        units: N_MUTATIONS,
+        // one connection from the claims to the counted interventions
+        connections: 1,
+        warm: async (pool) => {
+          // the card's control operations are discovered once the gateway is up: claims retry until it has
+          for (const c of campaigns) {
+            for (let attempt = 0; ; attempt++) {
+              const r = await pool.request({ method: 'POST', path: `/v1/campaigns/${c}/control/claim`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestId: `claim-${c}-${attempt}`, ttlSeconds: 3600 }) })
+              const text = await r.body.text()
+              if (r.statusCode === 200) break
+              if (attempt >= 100) throw new Error(`claim of ${c} answered ${r.statusCode}: ${text.slice(0, 300)}`)
+              await new Promise((resolve) => setTimeout(resolve, 200))
             }
-            await interventions(WARM_MUTATIONS)
-          },
-          counted: async () => { await interventions(N_MUTATIONS) }
-        })
-      } finally {
-        await pool?.close()
-      }
+          }
+          await interventions(pool, WARM_MUTATIONS)
+        },
+        counted: async (pool) => { await interventions(pool, N_MUTATIONS) }
+      })
     }
   } finally {
     await sim.close()
