@@ -2,9 +2,10 @@
 // logger per request, `logger.child({ reqId }, {})`. Given an options object, even an empty one,
 // pino's child takes its general path: a new formatters object, the bindings walked and each value
 // through JSON.stringify (the request id's text flattened on the way), `onChild` called — 1.5 k
-// instructions a coalesced answer more than the logger made here. For a request id alone, what that path makes is a logger whose
-// prototype is the parent and whose bindings text is the parent's followed by `,"reqId":` and the
-// id as JSON; everything else it sets is what the parent has already. `installRequestChild` gives
+// instructions a coalesced answer more than the logger made here. For a request id alone, what
+// that path makes is a logger whose prototype is the parent and whose bindings text is the
+// parent's followed by `,"reqId":` and the id as JSON; everything else it sets is what the parent
+// has already. `installRequestChild` gives
 // Fastify's logger a `child` that makes exactly that when nothing of the parent would make pino's
 // differ (judged once: no `onChild` hook, no bindings formatter, no serializer or redaction of the
 // key), and calls pino's own child for any other call. test/unit/request-logger.property.test.ts
@@ -42,18 +43,23 @@ export function madeRequestId (id: string): string {
   return id
 }
 
+/** Fastify's binding of a request's id (its `requestIdLogLabel`, left at its default) */
+export const REQUEST_ID_LABEL = 'reqId'
+const LABEL = REQUEST_ID_LABEL
+/** `,"reqId":""`: what a made id's binding adds to the id's own length */
+const MADE_BINDING_EXTRA = (',"' + LABEL + '":""').length
+
 /**
  * The logger's bindings before the request id's, when `log` is a request's logger made here for
- * `id` and `id` is one the gateway made (its binding is then `,"reqId":"<id>"` at their end); else
- * undefined.
+ * `id`, `id` is one the gateway made, and its binding `,"reqId":"<id>"` still ends the bindings
+ * (anything set since with `setBindings` comes after it); else undefined.
  */
 export function uuidBindingsBefore (log: object, id: string): string | undefined {
   const l = log as Internals
-  return l[MADE_ID] === id ? l[BEFORE_ID] as string | undefined : undefined
+  if (l[MADE_ID] !== id) return undefined
+  const before = l[BEFORE_ID] as string
+  return (l[CHINDINGS] as string).length === before.length + MADE_BINDING_EXTRA + id.length ? before : undefined
 }
-
-/** Fastify's binding of a request's id (its `requestIdLogLabel`, left at its default) */
-const LABEL = 'reqId'
 
 // pino's own values for a logger that changes nothing, read off one made to be read: the bindings
 // formatter every child carries, and the `onChild` that does nothing

@@ -18,7 +18,7 @@
 import pino from 'pino'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { accessRequest, scrubberOf, SEEN_MAX, type SeenClean } from '../core/logger.js'
-import { uuidBindingsBefore } from '../core/request-logger.js'
+import { REQUEST_ID_LABEL, uuidBindingsBefore } from '../core/request-logger.js'
 import { jsonMillis, jsonString, jsonWholeNumber } from '../core/json-text.js'
 
 const S = pino.symbols
@@ -86,8 +86,6 @@ function writeDirect (log: PinoInternals, request: FastifyRequest, statusCode: n
   let idAt = -1
   if (seen.uuidsAndTime) {
     before = uuidBindingsBefore(log, request.id)
-    // bindings set on the logger since (`setBindings`) come after the id: read them as before
-    if (before !== undefined && chindings.length !== before.length + REQUEST_ID_BINDING) before = undefined
     idAt = before !== undefined ? before.length : requestIdAt(chindings)
   }
   let bindingsUnseen = false
@@ -139,7 +137,7 @@ function remember (seen: SeenClean, value: string, text: string): void {
 }
 
 /** Fastify's request binding at the end of the logger's bindings */
-const REQUEST_ID_KEY = ',"reqId":"'
+const REQUEST_ID_KEY = ',"' + REQUEST_ID_LABEL + '":"'
 /** `,"reqId":"` + 36 + `"` */
 const REQUEST_ID_BINDING = REQUEST_ID_KEY.length + 36 + 1
 
