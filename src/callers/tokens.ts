@@ -39,33 +39,43 @@ export function callerOfToken (callers: CallerIndex, token: string): Caller | nu
   return callers.get(sha256Hex(token)) ?? null
 }
 
-/** what a connection last authenticated as: the caller set it was found in, the token, the caller */
-interface Remembered { index: CallerIndex; token: string; caller: Caller }
+/** what a connection last authenticated as: the caller set it was found in, the Authorization value, the caller */
+interface Remembered { index: CallerIndex; authorization: string; caller: Caller }
 const REMEMBERED = Symbol('oogw.remembered-caller')
 type Connection = object & { [REMEMBERED]?: Remembered }
 
 /**
- * callerOfToken, remembered for the connection the token came on (docs/design.md#authentication):
- * a client sends the same token on every request of a keep-alive connection, and the digest cost
- * a coalesced read ~4 k instructions, more than any one hook of the gateway's. The token is compared
- * with the last one found on this connection in time that depends on its own length only (an
- * ingress carries many callers' requests on one connection, so the last token may be another
- * caller's), and only within the same caller set: a reload that removes a caller is obeyed at its
- * next request. Only a token that found a caller is remembered, on the connection itself, for as
- * long as it lives, as its parser's buffers hold the header anyway.
+ * The static caller a connection last authenticated as, when `authorization` is the value it
+ * presented then, within the same caller set; else undefined (docs/design.md#authentication). A
+ * client sends the same Authorization value on every request of a keep-alive connection, and its
+ * digest cost a coalesced read ~4 k instructions, more than any one hook of the gateway's; the
+ * bearer pattern that takes the token out of the value ~1 k more. The value is compared with the
+ * last one found on this connection in time that depends on its own length only (an ingress
+ * carries many callers' requests on one connection, so the last value may be another caller's),
+ * and only within the same caller set: a reload that removes a caller is obeyed at its next
+ * request. The caller's expiresAt is judged by the caller of this, every time.
  */
-export function callerOfTokenOn (connection: object, callers: CallerIndex, token: string): Caller | null {
+export function rememberedCaller (connection: object, callers: CallerIndex, authorization: string): Caller | undefined {
+  const last = (connection as Connection)[REMEMBERED]
+  return last !== undefined && last.index === callers && sameText(authorization, last.authorization) ? last.caller : undefined
+}
+
+/**
+ * callerOfToken for the bearer token of `authorization`, remembered for the connection it came on
+ * (rememberedCaller). Only a value whose token found a caller is remembered, on the connection
+ * itself, for as long as it lives, as its parser's buffers hold the header anyway.
+ */
+export function callerOfTokenOn (connection: object, callers: CallerIndex, authorization: string, token: string): Caller | null {
   const conn = connection as Connection
-  const last = conn[REMEMBERED]
-  if (last !== undefined && last.index === callers && sameText(token, last.token)) return last.caller
   const found = callerOfToken(callers, token)
   if (found === null) return null
   // the object is changed, not replaced: a socket lives long, so what it points at is promoted
   // into the old generation; a new object for each change of caller would be garbage there
-  if (last === undefined) conn[REMEMBERED] = { index: callers, token, caller: found }
+  const last = conn[REMEMBERED]
+  if (last === undefined) conn[REMEMBERED] = { index: callers, authorization, caller: found }
   else {
     last.index = callers
-    last.token = token
+    last.authorization = authorization
     last.caller = found
   }
   return found

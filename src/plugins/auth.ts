@@ -8,8 +8,9 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Caller, Scope } from '../../schemas/callers.js'
-import { bearerToken, callerOfTokenOn } from '../callers/tokens.js'
+import { bearerToken, callerOfTokenOn, rememberedCaller } from '../callers/tokens.js'
 import { GatewayError } from '../core/errors.js'
+import { routeOf } from '../core/route-of.js'
 import type { JwtVerifier, RefusalReason } from '../callers/jwt.js'
 import { looksLikeJwt } from '../callers/jwt.js'
 import type { StaticCallers } from '../callers/static.js'
@@ -59,15 +60,20 @@ export default fp<AuthOptions>(async (app, opts) => {
     // unknowable, so neither is taken
     if (authorizationHeaders(request.raw.rawHeaders) > 1) throw new GatewayError('invalid_request', { message: 'The request carries more than one Authorization header.' })
     const header = request.headers.authorization
-    const token = bearerToken(header)
-    if (token === undefined) return { reason: header === undefined ? 'missing' : 'malformed' }
     // one reference read: the set in use when the request arrived, old or new, never a mix
     const set = opts.callers.current()
-    const found = callerOfTokenOn(request.raw.socket, set.index, token)
-    if (found !== null) return found.expiresAt !== undefined && now() >= found.expiresAt ? { reason: 'expired', detail: 'static token past its expiresAt' } : { caller: found }
+    const socket = request.raw.socket
+    const known = header === undefined ? undefined : rememberedCaller(socket, set.index, header)
+    if (known !== undefined) return unexpired(known)
+    const token = bearerToken(header)
+    if (token === undefined) return { reason: header === undefined ? 'missing' : 'malformed' }
+    const found = callerOfTokenOn(socket, set.index, header!, token)
+    if (found !== null) return unexpired(found)
     if (jwt !== undefined && looksLikeJwt(token)) return { pending: jwt.verify(token, set.controllerIds) }
     return { reason: 'unknown_token' }
   }
+  const unexpired = (found: Caller): Outcome =>
+    found.expiresAt !== undefined && now() >= found.expiresAt ? { reason: 'expired', detail: 'static token past its expiresAt' } : { caller: found }
   const scoped = (caller: Caller, scope: Scope): void => {
     if (!caller.scopes.includes(scope)) throw new GatewayError('forbidden', { message: `This route requires the ${scope} scope.` })
   }
@@ -108,7 +114,7 @@ export default fp<AuthOptions>(async (app, opts) => {
   // callback style, and no promise at all for a static token from an address that cannot be
   // over its failure budget (docs/design.md#hot-path)
   app.addHook('onRequest', (request, _reply, done) => {
-    const scope = request.routeOptions.config.scope
+    const scope = routeOf(request).config.scope
     if (scope === undefined) { done(); return }
     // an address past its failed-login budget is refused before its token is looked at
     if (app.authFailures.mayBeOver(request)) {

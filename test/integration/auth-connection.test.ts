@@ -1,6 +1,6 @@
-// A static caller remembered for its connection (docs/design.md#authentication): the digest is
-// skipped for the token a keep-alive connection authenticated with last, and nothing else changes.
-// On one connection, as an ingress sends many callers' requests: a token one character off the
+// A static caller remembered for its connection (docs/design.md#authentication): the bearer
+// pattern and the digest are skipped for the Authorization value a keep-alive connection
+// authenticated with last, and nothing else changes. On one connection, as an ingress sends many callers' requests: a token one character off the
 // remembered one is refused, another caller is that caller (its own scopes), a caller removed by a
 // reload is refused at its next request, and one past its expiresAt too.
 import { randomBytes } from 'node:crypto'
@@ -30,8 +30,8 @@ describe('a token remembered for its connection', () => {
     // one connection: every request below reuses the socket the first one opened
     const client = new Client(g.url, { pipelining: 1 })
     const ports = new Set<number>()
-    const get = async (t: string): Promise<number> => {
-      const res = await client.request({ path: READ, method: 'GET', headers: { authorization: `Bearer ${t}` } })
+    const get = async (t: string, scheme = 'Bearer '): Promise<number> => {
+      const res = await client.request({ path: READ, method: 'GET', headers: { authorization: `${scheme}${t}` } })
       await res.body.dump()
       return res.statusCode
     }
@@ -46,6 +46,12 @@ describe('a token remembered for its connection', () => {
       expect(await get(near)).toBe(401)
       expect(await get(a + 'x')).toBe(401)
       expect(await get(a.slice(0, -1))).toBe(401)
+      expect(await get(a)).toBe(200)
+      // the Authorization value is what is remembered: the same token written otherwise is read
+      // again, and a value the bearer pattern refuses is refused whatever token it holds
+      expect(await get(a, 'bearer ')).toBe(200)
+      expect(await get(a, 'Bearer  ')).toBe(401)
+      expect(await get(a, 'Basic ')).toBe(401)
       expect(await get(a)).toBe(200)
       // another caller on the same connection is that caller: b holds the admin scope only
       expect(await get(b)).toBe(403)
