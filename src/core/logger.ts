@@ -5,6 +5,7 @@ import { createRequire } from 'node:module'
 import pino, { type Logger } from 'pino'
 import { RequestListQuerySchema, UnresolvedQuerySchema } from '../../schemas/control.js'
 import { entryScanSuffices, secretMatcher, uuidScanSuffices, type SecretMatcher } from './secret-match.js'
+import { routeUrlOf } from './route-of.js'
 
 export interface LoggerOptions {
   level: string
@@ -92,7 +93,7 @@ function requestSerializer (req: LoggedRequest): unknown {
 export function accessRequest (req: LoggedRequest & { url: string }): AccessRequest {
   let route: string | undefined
   try {
-    route = req.routeOptions?.url
+    route = routeUrlOf(req)
   } catch {
     // a request the router refused has no route
   }

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import { FILE_REFUSALS, OPERATOR_FILES } from '../core/operator-files.js'
 import { FastHistogram, type HistogramSeries } from '../core/histogram.js'
+import { routeOf } from '../core/route-of.js'
 
 export interface GatewayMetrics {
   registry: Registry
@@ -238,7 +239,7 @@ declare module 'fastify' {
 export default fp<{ metrics: GatewayMetrics }>(async (app, opts) => {
   app.decorate('metrics', opts.metrics)
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched'
+    const route = routeOf(request).url ?? 'unmatched'
     const method = request.method
     opts.metrics.answered(route, method, reply.statusCode, reply.elapsedTime / 1000)
     done()
