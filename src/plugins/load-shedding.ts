@@ -49,9 +49,16 @@ export default fp(async (app) => {
   const { maxEventLoopDelayMs, maxEventLoopUtilization } = app.gatewayConfig.pressure
   if (maxEventLoopDelayMs === 0 && maxEventLoopUtilization === 0) return
   let pressed = false
-  const stop = startLoopSampler((s) => {
-    pressed = (maxEventLoopDelayMs > 0 && s.delayMs > maxEventLoopDelayMs) ||
-      (maxEventLoopUtilization > 0 && s.utilization > maxEventLoopUtilization)
+  // sampled from when the gateway is ready, not from here: the start that follows (the other
+  // plugins, the ledger's migrations, the routes' schemas) blocks the loop, and counted as
+  // pressure it shed a fresh replica's first requests (test/unit/load-shedding-start.test.ts)
+  let stop = (): void => {}
+  app.addHook('onReady', (done) => {
+    stop = startLoopSampler((s) => {
+      pressed = (maxEventLoopDelayMs > 0 && s.delayMs > maxEventLoopDelayMs) ||
+        (maxEventLoopUtilization > 0 && s.utilization > maxEventLoopUtilization)
+    })
+    done()
   })
   app.addHook('onClose', (_app, done) => { stop(); done() })
   // callback style, one boolean on the hot path (docs/design.md#hot-path)
