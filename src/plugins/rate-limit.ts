@@ -63,10 +63,11 @@ export default fp<RateLimitOptions>(async (app, opts) => {
   // ~1 k a read for the three (docs/design.md#hot-path)
   const readMax = String(opts.read)
   const controlMax = String(opts.control)
-  /** the headers of @fastify/rate-limit's hook; the refusal past `max`, else undefined */
-  const verdict = (request: FastifyRequest, reply: FastifyReply, max: number, res: Counted): GatewayError | undefined => {
+  /** the headers of @fastify/rate-limit's hook for the read or the control budget; the refusal past it, else undefined */
+  const verdict = (request: FastifyRequest, reply: FastifyReply, control: boolean, res: Counted): GatewayError | undefined => {
+    const max = control ? opts.control : opts.read
     const reset = '' + Math.ceil(res.ttl / 1000)
-    reply.header('x-ratelimit-limit', max === opts.read ? readMax : max === opts.control ? controlMax : String(max))
+    reply.header('x-ratelimit-limit', control ? controlMax : readMax)
     reply.header('x-ratelimit-reset', reset)
     if (res.current <= max) {
       reply.header('x-ratelimit-remaining', '' + (max - res.current))
@@ -102,7 +103,7 @@ export default fp<RateLimitOptions>(async (app, opts) => {
       if (caller === null) { done(); return }
       const control = isControl(request)
       const max = control ? opts.control : opts.read
-      store.incr(keyOf(control, caller.name), (_err: Error | null, res: Counted) => { done(verdict(request, reply, max, res)) }, WINDOW_MS, max)
+      store.incr(keyOf(control, caller.name), (_err: Error | null, res: Counted) => { done(verdict(request, reply, control, res)) }, WINDOW_MS, max)
     })
   }
 
@@ -113,7 +114,7 @@ export default fp<RateLimitOptions>(async (app, opts) => {
       counter.incr(keyOf(true, caller.name), (err, res) => {
         // a failed store serves the request (counted by the store's wrapper): fail open, as the hook does
         if (err !== null || res === undefined) { resolve(); return }
-        const refused = verdict(request, reply, opts.control, res)
+        const refused = verdict(request, reply, true, res)
         if (refused === undefined) resolve(); else reject(refused)
       }, WINDOW_MS, opts.control)
     })
