@@ -26,6 +26,13 @@ export class LiveList<T> {
 
   get size (): number { return this.#size }
 
+  /**
+   * The oldest node, for a walk along `next` that allocates nothing (docs/design.md#hot-path): a
+   * generator's every step is a fresh `{ value, done }`, which the read gate paid per held
+   * socket on every acquire and release while reads queued. Skip nodes whose item is undefined.
+   */
+  get first (): LiveNode<T> | undefined { return this.#head }
+
   /** adds `item` after every entry there is; keep the node to remove it */
   add (item: T, at = 0): LiveNode<T> {
     const node: LiveNode<T> = { item, at, prev: this.#tail, next: undefined }

@@ -22,6 +22,8 @@ export interface ReadGate {
    * that has to wait: the free-socket path allocates none) or when `signal` aborts.
    */
   acquire: (deadline: number, signal?: AbortSignal, priority?: boolean) => Promise<Ticket>
+  /** a free socket now, when one is free and nobody waits (as `acquire` would take it at once), else undefined */
+  take: () => Ticket | undefined
   /** gives the socket back; `representative` reads (JSON-RPC, not discovery) feed the estimate */
   release: (ticket: Ticket, representative: boolean) => void
   stats: () => { inFlight: number; waiting: number; averageMs: number | undefined }
@@ -48,13 +50,15 @@ export function retryAfterSeconds (averageMs: number | undefined): number {
  * back between two takes: the sort, and its allocation, is only paid then (it ran on every
  * acquire and release while reads queued).
  */
-export function freeTimes (held: Iterable<Ticket>, count: number, slots: number, t: number, avg: number, out: number[] = []): number[] {
+export function freeTimes (held: LiveList<Ticket>, slots: number, t: number, avg: number, out: number[] = []): number[] {
   out.length = 0
   // the free sockets, free now: before every held one (each is at t or later)
-  for (let i = count; i < slots; i++) out.push(t)
+  for (let i = held.size; i < slots; i++) out.push(t)
   let sorted = true
-  for (const h of held) {
-    const at = Math.max(t, h.start + avg)
+  // along the nodes, not an iterator: nothing allocated per held socket (src/core/live-list.ts)
+  for (let n = held.first; n !== undefined; n = n.next) {
+    if (n.item === undefined) continue
+    const at = Math.max(t, n.item.start + avg)
     if (out.length > 0 && at < out[out.length - 1]!) sorted = false
     out.push(at)
   }
@@ -74,7 +78,7 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
 
   /** freeTimes' array, reused: each caller reads it at once (docs/design.md#hot-path) */
   const freeScratch: number[] = []
-  const freeAt = (t: number, avg: number): number[] => freeTimes(held.items(), held.size, slots, t, avg, freeScratch)
+  const freeAt = (t: number, avg: number): number[] => freeTimes(held, slots, t, avg, freeScratch)
 
   /**
    * Plus a quarter of the average as a margin: the average is an estimate, and a read predicted
@@ -147,6 +151,7 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
         else waiting.push(w)
       })
     },
+    take: () => held.size < slots && waiting.length === 0 ? take() : undefined,
     release: (ticket, representative) => {
       const node = (ticket as Held).node
       if (node?.item === undefined) return
