@@ -48,7 +48,8 @@ export function createArgusReader (o: ArgusReaderOptions): ArgusReader {
     ? { argusRead: uncachedRead, tasksGet }
     : { argusRead: coalesced((op: ArgusOperation) => op, uncachedRead, o.onCoalesced), tasksGet: coalesced((a: { taskId: string }) => a.taskId, tasksGet, o.onCoalesced) }
 
-  const uncachedGetTask = async (taskId: string, deadline: number): Promise<A2aTask> => await fetchTask(o, taskId, deadline)
+  // fetchTask's own promise, not one more async frame around it (docs/design.md#hot-path)
+  const uncachedGetTask = (taskId: string, deadline: number): Promise<A2aTask> => fetchTask(o, taskId, deadline)
 
   function payloadOrError (payload: Record<string, unknown> | undefined, requestId: string): Record<string, unknown> {
     if (payload === undefined) throw new GatewayError('upstream_invalid_response', { requestId })

@@ -2,7 +2,7 @@
 // the secret go to the configured origin alone; no redirect is ever followed; every body is read
 // under a byte cap while it streams; reads may be retried once when nothing was sent, mutations
 // never.
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { rootCertificates } from 'node:tls'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Client, Pool, buildConnector, type Dispatcher } from 'undici'
@@ -15,6 +15,7 @@ import { createDeadlineSweeper, type Watch } from './deadlines.js'
 import { answerCarriesSecret, secretMatcher } from '../core/secret-match.js'
 import { discardBody } from '../http/capped-body.js'
 import { jsonString } from '../core/json-text.js'
+import { randomUuid } from '../core/random-uuid.js'
 import { classifyTransportError, UpstreamCallError, type UpstreamOutcome } from './errors.js'
 
 export interface UpstreamClientOptions {
@@ -135,6 +136,8 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
 
   /** a JSON-RPC call's headers without extra ones, built once (docs/design.md#hot-path): no object built per call */
   const rpcHeaders: Record<string, string> = Object.freeze(Object.assign({ 'content-type': 'application/json', accept: 'application/json' }, authHeaders))
+  /** every JSON-RPC call's path, made once */
+  const rpcPath = `${o.basePath}/`
   /** the credential last, over any header of the same name a caller gave */
   const withAuth = (base: Record<string, string>, extra: Record<string, string> | undefined): Record<string, string> => {
     if (extra === undefined || Object.keys(extra).length === 0) return base
@@ -148,7 +151,8 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   async function readExchange (req: ExchangeRequest, discovery: boolean): Promise<Exchange> {
     if (req.deadline - Date.now() <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
     // no per-call signal or timer (docs/design.md#hot-path): a waiter leaves at its deadline by the gate's own timer
-    const ticket = await gate.acquire(req.deadline, undefined, discovery)
+    // a free socket taken at once, without acquire's promise (docs/design.md#hot-path)
+    const ticket = gate.take() ?? await gate.acquire(req.deadline, undefined, discovery)
     try {
       return await (req.method === 'POST' ? rpcExchange(readPool, req) : exchange(readPool, req))
     } finally {
@@ -205,62 +209,78 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
    * chunks collected as they come, anything refused aborts the request. Nothing reads a JSON-RPC
    * answer's headers: none are returned.
    */
-  async function rpcExchange (dispatcher: Dispatcher, req: ExchangeRequest): Promise<Exchange> {
-    if (req.deadline - Date.now() <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
-    const { deadline, hold, maxBytes } = req
-    return await new Promise<Exchange>((resolve, reject) => {
-      let abort: ((err?: Error) => void) | undefined
-      let status = 0
-      let size = 0
-      const chunks: Buffer[] = []
-      let watch: Watch | undefined
-      let refused: UpstreamCallError | undefined
-      const unwatch = (): void => {
-        if (watch !== undefined) deadlines.unwatch(watch)
-        watch = undefined
-      }
-      /** what arrived is refused: no more of it is read */
-      const refuse = (err: UpstreamCallError): void => {
-        refused ??= err
-        abort?.(err)
-      }
+  function rpcExchange (dispatcher: Dispatcher, req: ExchangeRequest): Promise<Exchange> {
+    // the promise itself, not one more async frame around it
+    if (req.deadline - Date.now() <= 0) return Promise.reject(new UpstreamCallError('timeout', { nothingSent: true }))
+    return new Promise<Exchange>((resolve, reject) => {
+      const read = new RpcRead(req, resolve, reject)
       // the whole exchange within the deadline, from now to the last byte, however slowly it
       // trickles (src/upstream/deadlines.ts); undici's own timers are off: each exchange's
       // headers and body timers were objects kept in a list until its next tick, ~0.5 s later,
       // promoted to the old generation (docs/design.md#hot-path)
-      watch = deadlines.watch(deadline, () => { refuse(new UpstreamCallError('timeout')) })
-      dispatcher.dispatch({ method: 'POST', path: req.path, body: req.body, headers: req.headers, reset: req.reset ?? false, headersTimeout: 0, bodyTimeout: 0 }, {
-        onConnect: (a: (err?: Error) => void) => {
-          abort = a
-          // the deadline passed before the request had a connection
-          if (refused !== undefined) a(refused)
-        },
-        onHeaders: (statusCode: number, rawHeaders: Buffer[]) => {
-          // an informational answer comes before the real one
-          if (statusCode < 200) return true
-          status = statusCode
-          const refusedHead = headersRefusal(statusCode, contentLengthOf(rawHeaders), req)
-          if (refusedHead !== undefined) { refuse(refusedHead); return true }
-          return true
-        },
-        onData: (chunk: Buffer) => {
-          size += chunk.length
-          const refusedBody = bodyRefusal(size, status, maxBytes, hold)
-          if (refusedBody !== undefined) { refuse(refusedBody); return true }
-          chunks.push(chunk)
-          return true
-        },
-        onComplete: () => {
-          unwatch()
-          if (refused !== undefined) reject(refused)
-          else resolve({ status, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), headers: NO_HEADERS })
-        },
-        onError: (err: Error) => {
-          unwatch()
-          reject(refused ?? classifyTransportError(err, preConnect.has(err), Date.now() >= deadline))
-        }
-      })
+      read.watch = deadlines.watch(req.deadline, () => { read.refuse(new UpstreamCallError('timeout')) })
+      dispatcher.dispatch({ method: 'POST', path: req.path, body: req.body, headers: req.headers, reset: req.reset ?? false, headersTimeout: 0, bodyTimeout: 0 }, read)
     })
+  }
+
+  /**
+   * A JSON-RPC read's handler: its state in fields, its steps as methods on the prototype, where
+   * closures made eight functions and their context for every read (docs/design.md#hot-path)
+   */
+  class RpcRead implements Dispatcher.DispatchHandler {
+    watch: Watch | undefined = undefined
+    private abortWith: ((err?: Error) => void) | undefined = undefined
+    private refused: UpstreamCallError | undefined = undefined
+    private status = 0
+    private size = 0
+    private readonly chunks: Buffer[] = []
+
+    constructor (private readonly req: ExchangeRequest, private readonly resolve: (ex: Exchange) => void, private readonly reject: (err: unknown) => void) {}
+
+    /** what arrived is refused: no more of it is read */
+    refuse (err: UpstreamCallError): void {
+      this.refused ??= err
+      this.abortWith?.(err)
+    }
+
+    onConnect (abort: (err?: Error) => void): void {
+      this.abortWith = abort
+      // the deadline passed before the request had a connection
+      if (this.refused !== undefined) abort(this.refused)
+    }
+
+    onHeaders (statusCode: number, rawHeaders: Buffer[]): boolean {
+      // an informational answer comes before the real one
+      if (statusCode < 200) return true
+      this.status = statusCode
+      const refusedHead = headersRefusal(statusCode, contentLengthOf(rawHeaders), this.req)
+      if (refusedHead !== undefined) this.refuse(refusedHead)
+      return true
+    }
+
+    onData (chunk: Buffer): boolean {
+      this.size += chunk.length
+      const refusedBody = bodyRefusal(this.size, this.status, this.req.maxBytes, this.req.hold)
+      if (refusedBody !== undefined) this.refuse(refusedBody)
+      else this.chunks.push(chunk)
+      return true
+    }
+
+    onComplete (): void {
+      this.unwatch()
+      if (this.refused !== undefined) this.reject(this.refused)
+      else this.resolve({ status: this.status, body: this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size), headers: NO_HEADERS })
+    }
+
+    onError (err: Error): void {
+      this.unwatch()
+      this.reject(this.refused ?? classifyTransportError(err, preConnect.has(err), Date.now() >= this.req.deadline))
+    }
+
+    private unwatch (): void {
+      if (this.watch !== undefined) deadlines.unwatch(this.watch)
+      this.watch = undefined
+    }
   }
 
   /**
@@ -367,25 +387,26 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   }
 
   async function timed<T extends { ok: boolean } | GetResult> (op: string, fn: () => Promise<T>): Promise<T> {
-    const start = process.hrtime.bigint()
-    const seconds = (): number => Number(process.hrtime.bigint() - start) / 1e9
+    // the monotonic clock as a double: hrtime.bigint made three BigInts and a closure a call
+    const start = performance.now()
     try {
       const r = await fn()
-      o.observe?.(op, 'ok' in r && !r.ok ? 'rpc_error' : 'ok', seconds())
+      o.observe?.(op, 'ok' in r && !r.ok ? 'rpc_error' : 'ok', (performance.now() - start) / 1e3)
       return r
     } catch (err) {
-      o.observe?.(op, err instanceof UpstreamCallError ? err.outcome : 'network', seconds())
+      o.observe?.(op, err instanceof UpstreamCallError ? err.outcome : 'network', (performance.now() - start) / 1e3)
       throw err
     }
   }
 
   async function rpc (call: RpcCall): Promise<RpcResult> {
-    const id = call.id ?? randomUUID()
+    // a flat id, not randomUUID's rope of twenty pieces (src/core/random-uuid.ts)
+    const id = call.id ?? randomUuid()
     // JSON.stringify of { jsonrpc, id, method, params }, its fixed part by hand (src/core/json-text.ts)
     const body = '{"jsonrpc":"2.0","id":' + jsonString(id) + ',"method":' + jsonString(call.method) + ',"params":' + JSON.stringify(call.params) + '}'
     const headers = withAuth(rpcHeaders, call.headers)
     const maxBytes = call.maxBytes ?? o.maxResponseBytes
-    const path = `${o.basePath}/`
+    const path = rpcPath
     if (call.kind === 'mutation') {
       const deadline = Math.min(call.deadline ?? Infinity, Date.now() + o.mutationTimeoutMs)
       return await timed(call.op, async () => {

@@ -1,9 +1,10 @@
-// randomUuid (src/http/request-id.ts): what crypto.randomUUID writes — a version-4 UUID in
-// lower-case hex, its version and variant bits set, every other digit random — over many fills of
-// its pool of random bytes.
+// randomUuid (src/core/random-uuid.ts), the gateway's request ids and JSON-RPC ids: what
+// crypto.randomUUID writes — a version-4 UUID in lower-case hex, its version and variant bits set,
+// every other digit random — over many fills of its pool of random bytes.
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { genReqId, randomUuid } from '../../src/http/request-id.js'
+import { genReqId } from '../../src/http/request-id.js'
+import { randomUuid } from '../../src/core/random-uuid.js'
 import type { IncomingMessage } from 'node:http'
 
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
