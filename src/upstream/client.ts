@@ -151,8 +151,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   async function readExchange (req: ExchangeRequest, discovery: boolean): Promise<Exchange> {
     if (req.deadline - Date.now() <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
     // no per-call signal or timer (docs/design.md#hot-path): a waiter leaves at its deadline by the gate's own timer
-    // a free socket taken at once, without acquire's promise (docs/design.md#hot-path)
-    const ticket = gate.take() ?? await gate.acquire(req.deadline, undefined, discovery)
+    const ticket = await gate.acquire(req.deadline, undefined, discovery)
     try {
       return await (req.method === 'POST' ? rpcExchange(readPool, req) : exchange(readPool, req))
     } finally {

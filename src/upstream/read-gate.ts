@@ -22,8 +22,6 @@ export interface ReadGate {
    * that has to wait: the free-socket path allocates none) or when `signal` aborts.
    */
   acquire: (deadline: number, signal?: AbortSignal, priority?: boolean) => Promise<Ticket>
-  /** a free socket now, when one is free and nobody waits (as `acquire` would take it at once), else undefined */
-  take: () => Ticket | undefined
   /** gives the socket back; `representative` reads (JSON-RPC, not discovery) feed the estimate */
   release: (ticket: Ticket, representative: boolean) => void
   stats: () => { inFlight: number; waiting: number; averageMs: number | undefined }
@@ -151,7 +149,6 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
         else waiting.push(w)
       })
     },
-    take: () => held.size < slots && waiting.length === 0 ? take() : undefined,
     release: (ticket, representative) => {
       const node = (ticket as Held).node
       if (node?.item === undefined) return

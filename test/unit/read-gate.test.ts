@@ -67,27 +67,6 @@ describe('read gate', () => {
   })
 })
 
-describe('take: a free socket at once, as acquire would give it', () => {
-  it('gives a socket while one is free and nobody waits, never past the slots or ahead of a waiter', async () => {
-    const { gate, clock } = gateAt(2, 10)
-    const a = gate.take()
-    expect(a).toMatchObject({ start: 0 })
-    clock.t = 5
-    const b = await gate.acquire(10_000, never())
-    expect(gate.take()).toBeUndefined() // both slots held
-    const waiter = gate.acquire(10_000, never())
-    expect(gate.stats()).toMatchObject({ inFlight: 2, waiting: 1 })
-    gate.release(a!, true)
-    // the freed socket went to the waiter, not to a take after it
-    expect(gate.take()).toBeUndefined()
-    await expect(waiter).resolves.toMatchObject({ start: 5 })
-    gate.release(b, true)
-    const c = gate.take()
-    expect(c).toBeDefined()
-    expect(gate.stats()).toMatchObject({ inFlight: 2, waiting: 0 })
-  })
-})
-
 describe('when the sockets are expected free (freeTimes)', () => {
   /** the definition: every held socket at its start plus the average (not before now), the free ones now, soonest first */
   const definition = (starts: number[], slots: number, t: number, avg: number): number[] => {
