@@ -27,6 +27,8 @@ describe('start flags', () => {
     expect(cmd).toContain(ENTRY)
     expect(flagsBefore(cmd)).toEqual(flagsBefore(start))
     expect(flagsBefore(start)).toContain('--max-semi-space-size=4')
+    // the next mark-compact at 1.75 × what stayed live, not ~8 MiB above it (docs/design.md#hot-path)
+    expect(flagsBefore(start)).toContain('--heap-growing-percent=75')
   })
 
   it('the old generation holds the default body budget\'s answers (docs/design.md#hot-path)', () => {
