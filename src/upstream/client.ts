@@ -405,7 +405,6 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     const body = '{"jsonrpc":"2.0","id":' + jsonString(id) + ',"method":' + jsonString(call.method) + ',"params":' + JSON.stringify(call.params) + '}'
     const headers = withAuth(rpcHeaders, call.headers)
     const maxBytes = call.maxBytes ?? o.maxResponseBytes
-    const path = rpcPath
     if (call.kind === 'mutation') {
       const deadline = Math.min(call.deadline ?? Infinity, Date.now() + o.mutationTimeoutMs)
       return await timed(call.op, async () => {
@@ -413,7 +412,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
         // means nothing was sent; anything after is ambiguous, never repeated
         const client = new Client(o.origin, { connect, pipelining: 1, headersTimeout: o.mutationTimeoutMs, bodyTimeout: o.mutationTimeoutMs })
         try {
-          const ex = await exchange(client, { method: 'POST', path, body, headers, maxBytes, deadline, reset: true })
+          const ex = await exchange(client, { method: 'POST', path: rpcPath, body, headers, maxBytes, deadline, reset: true })
           return parseRpc(ex, id, call.op)
         } finally {
           client.destroy().catch(() => undefined)
@@ -424,7 +423,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     return await timed(call.op, () => withReadRetry(deadline, async () => {
       const hold: Hold | undefined = call.budgeted === true ? { bytes: 0 } : undefined
       try {
-        return parseRpc(await readExchange({ method: 'POST', path, body, headers, maxBytes, deadline, hold }, false), id, call.op)
+        return parseRpc(await readExchange({ method: 'POST', path: rpcPath, body, headers, maxBytes, deadline, hold }, false), id, call.op)
       } finally {
         // held until parsed: the chunks, the string and the object graph all live until here
         if (hold !== undefined) budget.release(hold)
