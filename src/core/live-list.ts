@@ -61,11 +61,6 @@ export class LiveList<T> {
     for (let n = this.#head; n !== undefined; n = n.next) yield n
   }
 
-  /** the entries, oldest first */
-  * items (): IterableIterator<T> {
-    for (let n = this.#head; n !== undefined; n = n.next) if (n.item !== undefined) yield n.item
-  }
-
   /** the entries and their numbers, oldest first */
   * entries (): IterableIterator<[T, number]> {
     for (let n = this.#head; n !== undefined; n = n.next) if (n.item !== undefined) yield [n.item, n.at]
