@@ -13,6 +13,9 @@ export const shared = {
   hookTimeout: 20_000,
   pool: 'forks',
   reporters: ['default'],
+  // an unhandled rejection fails the test it surfaced in, vitest's `dangerouslyIgnoreUnhandledErrors`
+  // staying off (docs/design.md#no-unhandled-rejection)
+  setupFiles: ['test/helpers/unhandled-rejections.ts'],
   tags: [{ name: 'slow', description: SLOW }]
 } satisfies TestUserConfig
 

@@ -1,7 +1,7 @@
 // The read gate (docs/design.md#load-shedding) on a fake clock: the bound on reads in flight plus
 // waiting, the shed of a read that could not finish before its deadline, discovery's priority.
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createReadGate, freeTimes, type Ticket } from '../../src/upstream/read-gate.js'
 import { UpstreamCallError } from '../../src/upstream/errors.js'
 import { LiveList } from '../../src/core/live-list.js'
@@ -13,6 +13,17 @@ function gateAt (slots: number, max: number): { gate: ReturnType<typeof createRe
   return { gate: createReadGate({ slots, max, now: () => clock.t }), clock }
 }
 
+// The gate's deadline timers are fake too, and all run once a test ends: a read the test left waiting
+// times out then, within that test, and if nothing handles its promise the unhandled rejection fails
+// the test (test/helpers/unhandled-rejections.ts). On real timers a dropped waiter's deadline of
+// 10_000 on the fake clock was a real 10 s timer that rejected its promise in whatever file the
+// worker ran 10 s later (isolate: false), or never, had the worker exited by then.
+beforeEach(() => { vi.useFakeTimers() })
+afterEach(() => {
+  vi.runAllTimers()
+  vi.useRealTimers()
+})
+
 async function shedOf (p: Promise<unknown>): Promise<UpstreamCallError> {
   const err = await p.then(() => undefined, (e: unknown) => e)
   expect(err).toBeInstanceOf(UpstreamCallError)
@@ -22,7 +33,7 @@ async function shedOf (p: Promise<unknown>): Promise<UpstreamCallError> {
 describe('read gate', () => {
   it('sheds at once past in-flight plus waiting, nothing sent, with a Retry-After hint', async () => {
     const { gate } = gateAt(2, 3)
-    await gate.acquire(10_000, never())
+    const first = await gate.acquire(10_000, never())
     await gate.acquire(10_000, never())
     const waiting = gate.acquire(10_000, never())
     const err = await shedOf(gate.acquire(10_000, never()))
@@ -30,7 +41,10 @@ describe('read gate', () => {
     expect(err.nothingSent).toBe(true)
     expect(err.retryAfterSeconds).toBe(1)
     expect(gate.stats()).toMatchObject({ inFlight: 2, waiting: 1 })
-    void waiting
+    // the read that waits is settled here, not dropped: it takes the socket given back
+    gate.release(first, false)
+    await expect(waiting).resolves.toBeDefined()
+    expect(gate.stats()).toMatchObject({ inFlight: 2, waiting: 0 })
   })
 
   it('sheds a read that cannot finish before its deadline, and a waiter once the estimate says so', async () => {
@@ -64,6 +78,31 @@ describe('read gate', () => {
     gate.release(t, false)
     await expect(discovery).resolves.toBeDefined()
     expect(gate.stats().averageMs).toBeUndefined()
+  })
+
+  it('every way out of the queue rejects the acquire its caller holds, and nothing else: the deadline, the signal, both at once, the estimate', async () => {
+    const { gate, clock } = gateAt(1, 100)
+    const held = await gate.acquire(60_000, never())
+    const byDeadline = shedOf(gate.acquire(1000, never()))
+    const aborted = new AbortController()
+    const bySignal = shedOf(gate.acquire(60_000, aborted.signal))
+    // the signal aborted at the deadline, before the gate's timer and after it
+    const abortFirst = new AbortController()
+    setTimeout(() => { abortFirst.abort() }, 2000)
+    const signalFirst = shedOf(gate.acquire(2000, abortFirst.signal))
+    const timerFirst = new AbortController()
+    const deadlineFirst = shedOf(gate.acquire(2000, timerFirst.signal))
+    setTimeout(() => { timerFirst.abort() }, 2000)
+    aborted.abort()
+    vi.advanceTimersByTime(2000)
+    for (const err of await Promise.all([byDeadline, bySignal, signalFirst, deadlineFirst])) expect(err).toMatchObject({ kind: 'timeout', nothingSent: true })
+    expect(gate.stats().waiting).toBe(0)
+    // queued without an estimate, then futile by the first one: shed when the socket comes back
+    const futile = shedOf(gate.acquire(5000, never()))
+    clock.t = 4000
+    gate.release(held, true)
+    expect(await futile).toMatchObject({ kind: 'saturated', nothingSent: true })
+    expect(gate.stats()).toMatchObject({ inFlight: 0, waiting: 0, averageMs: 4000 })
   })
 })
 
