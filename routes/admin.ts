@@ -1,11 +1,14 @@
 // Controller bindings for admins (docs/design.md#controller-bindings): the ledger binds each
 // controller id to the first caller identity that used it, for every replica; here an admin
 // lists the bindings and removes one, so that another identity (a rotated client, a new
-// subject) may bind the id. Ledger only: nothing is sent to the remote.
+// subject) may bind the id — not while the id holds a live lease unless the admin forces it, and
+// either way with both identities in the log. Ledger only: nothing is sent to the remote.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { callerIdentity } from '../src/control/identity.js'
+import { controllerKey } from '../schemas/callers.js'
 import { GatewayError } from '../src/core/errors.js'
-import { ControllerBindingListSchema, ControllerParamsSchema, ControllerRemovedSchema } from '../schemas/admin.js'
+import { ControllerBindingListSchema, ControllerParamsSchema, ControllerRemovedSchema, RemoveControllerQuerySchema } from '../schemas/admin.js'
 import { AUTHENTICATED, USES_LEDGER, WITH_PATH_PARAMS, answers } from '../schemas/responses.js'
 
 const admin: FastifyPluginAsyncZod = async (app) => {
@@ -32,18 +35,43 @@ const admin: FastifyPluginAsyncZod = async (app) => {
       operationId: 'removeControllerBinding',
       tags: ['admin'],
       summary: 'Remove a controller id\'s binding, in any letter case',
-      description: 'Ledger only. The next caller identity to use the id in a mutation binds it. Leases the remote holds under the id are untouched.',
+      description: 'Ledger only. The next caller identity to use the id in a mutation binds it. While the ledger\'s lease view shows a lease under the id that has not expired on the ledger\'s clock (known or not: a lease last seen live may still be), the binding stays: 409 `controller_lease_held`, unless `force=true`. Leases the remote holds under the id are untouched either way; the removal is logged with the admin\'s identity and the binding\'s.',
       params: ControllerParamsSchema,
-      querystring: z.strictObject({}),
+      querystring: RemoveControllerQuerySchema,
       ...answers({
         200: { schema: ControllerRemovedSchema, description: 'The binding is gone.' }
-      }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...USES_LEDGER, 'not_found'])
+      }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...USES_LEDGER, 'not_found', 'controller_lease_held'])
     }
   }, async (request) => {
     const { controllerId } = request.params
-    if (!await app.ledger.removeControllerBinding(controllerId)) throw new GatewayError('not_found', { message: 'No binding holds this controller id.' })
-    // who freed an id, for the audit trail: the id is ASCII, the admin's name holds no control character
-    request.log.info({ event: 'controller-unbound', controllerId, by: request.caller!.name }, 'controller binding removed')
+    const force = request.query.force === 'true'
+    const key = controllerKey(controllerId)
+    const notFound = (): GatewayError => new GatewayError('not_found', { message: 'No binding holds this controller id.' })
+    if (!(await app.ledger.listControllerBindings()).some((b) => controllerKey(b.controllerId) === key)) throw notFound()
+    // a lease the id holds, on the ledger's clock (docs/design.md#controller-bindings): its holder
+    // may still be mutating under it, and the next identity to bind the id would act under it too
+    const live = await app.ledger.liveLeasesOf(controllerId, await app.ledger.now())
+    if (live.length > 0 && !force) {
+      const shown = `${live.slice(0, 3).join(', ')}${live.length > 3 ? ` and ${live.length - 3} more` : ''}`
+      throw new GatewayError('controller_lease_held', { message: `The controller id holds a live lease (${shown}); the binding stays. Release the lease or let it expire, or pass force=true.` })
+    }
+    const removed = await app.ledger.removeControllerBinding(controllerId)
+    if (removed === undefined) throw notFound()
+    // who freed an id and whose it was, by identity as well as name, for the audit trail: the id
+    // is ASCII, names hold no control character, and the campaign ids passed their schema
+    const admin = request.caller!
+    const line = {
+      event: 'controller-unbound',
+      controllerId,
+      by: admin.name,
+      byIdentity: callerIdentity(admin),
+      boundIdentity: removed.identity,
+      boundCaller: removed.caller,
+      forced: force,
+      liveLeases: live.slice(0, 20)
+    }
+    if (live.length > 0) request.log.warn(line, 'controller binding removed while it held a live lease')
+    else request.log.info(line, 'controller binding removed')
     return { controllerId, removed: true as const }
   })
 }

@@ -19,5 +19,10 @@ export const ControllerBindingListSchema = z.object({ controllers: z.array(Contr
 
 export const ControllerParamsSchema = z.strictObject({ controllerId: ControllerIdSchema.meta({ example: CONTROLLER_ID_EXAMPLE }) })
 
+export const RemoveControllerQuerySchema = z.strictObject({
+  force: z.enum(['true', 'false']).optional()
+    .describe('`true` removes the binding even while the id holds a live lease (otherwise 409 controller_lease_held); the log line says it was forced.')
+})
+
 export const ControllerRemovedSchema = z.object({ controllerId: z.string(), removed: z.literal(true) })
   .meta({ example: { controllerId: CONTROLLER_ID_EXAMPLE, removed: true } })

@@ -66,6 +66,12 @@ export interface AppDeps {
    * is off Date.now (by default not at all: a replica's skewed `clock` never moves the database's)
    */
   ledgerClock?: (() => number) | undefined
+  /**
+   * this process's monotonic clock (docs/design.md#one-clock), against which steps of `clock` are
+   * seen; default performance.now, or — when a test gives `clock` alone — one that moves with it,
+   * so that moving `clock` is time passing, never a step (a test of steps gives both)
+   */
+  monotonic?: (() => number) | undefined
   /** called synchronously at each step of a mutation (crash tests) */
   onMutationStep?: ((step: MutationStep, requestId: string) => void) | undefined
 }
@@ -126,7 +132,9 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(discovery, { now: deps.clock })
   await app.register(argus, { coalesce: deps.coalesceReads ?? true })
   // domain: the control plane, which writes the ledger
-  await app.register(control, { now: deps.clock, onStep: deps.onMutationStep })
+  const clock = deps.clock
+  const monotonic = deps.monotonic ?? (clock === undefined ? undefined : () => performance.now() + (clock() - Date.now()))
+  await app.register(control, { now: clock, monotonic, onStep: deps.onMutationStep })
 
   // routes
   await app.register(healthRoutes)

@@ -43,6 +43,8 @@ export interface StartOptions {
   clock?: () => number
   /** the ledger's clock (docs/design.md#one-clock); by default `clock` */
   ledgerClock?: () => number
+  /** this process's monotonic clock (docs/design.md#one-clock); by default one that moves with `clock` when given, else performance.now */
+  monotonic?: () => number
   /** called synchronously at each step of a mutation; crash tests stop the process there */
   onMutationStep?: (step: MutationStep, requestId: string) => void
 }
@@ -155,7 +157,7 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   }
 
   const staticCallers = Array.isArray(callers) ? fixedCallers(callers) : callers
-  const app = await buildApp({ config, callers: staticCallers, logger, metrics, coalesceReads: opts.coalesceReads, tracing, clock: opts.clock, ledgerClock: opts.ledgerClock, onMutationStep: opts.onMutationStep })
+  const app = await buildApp({ config, callers: staticCallers, logger, metrics, coalesceReads: opts.coalesceReads, tracing, clock: opts.clock, ledgerClock: opts.ledgerClock, monotonic: opts.monotonic, onMutationStep: opts.onMutationStep })
   const metricsServer = buildMetricsServer(metrics, METRICS_CACHE_MS, { http: config.http, maxConnections: config.metricsMaxConnections, log: logger })
   let closing: Promise<void> | undefined
   // idempotent: a test may close explicitly and again when it finishes. It drains: the API

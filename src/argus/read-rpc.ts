@@ -25,6 +25,8 @@ export interface ReadRpc {
   missingOnNotFound?: string[]
   /** the remote's other errors: the caller's own contract error, or undefined for upstream_rejected */
   rejected?: (error: RpcErrorObject) => GatewayError | undefined
+  /** a successful answer's `Date`, when the call asked for it (`withDate`: a lease read measures the remote's clock) */
+  dated?: (dateMs: number) => void
 }
 
 const READ = { kind: 'read' } as const
@@ -40,7 +42,10 @@ export async function readRpc (d: { client: UpstreamClient; discovery: Discovery
   } catch (err) {
     throw readFailure(err, requestId)
   }
-  if (r.ok) return r.result
+  if (r.ok) {
+    if (r.date !== undefined) read.dated?.(r.date)
+    return r.result
+  }
   const refused = versionRefused(d.discovery, wire, r, requestId)
   if (refused !== undefined) throw refused
   if (r.error.code === RPC_CODES.methodNotFound) {

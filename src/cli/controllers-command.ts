@@ -1,6 +1,7 @@
-// `openoperator-gateway controllers list | remove <controllerId>` (docs/design.md#controller-bindings):
+// `openoperator-gateway controllers list | remove <controllerId> [--force]` (docs/design.md#controller-bindings):
 // an admin's view of which caller identity holds each controller id, and the way to free one
-// (a JWT client whose subject changed, a static caller renamed), through a running gateway's
+// (a JWT client whose subject changed, a static caller renamed) — one holding a live lease only
+// with --force, as the gateway refuses it otherwise — through a running gateway's
 // REST API — the ledger behind it is the one every replica reads. The URL comes from --url or
 // GATEWAY_URL, the token from GATEWAY_TOKEN only (an admin token), as for `requests`
 // (src/cli/requests-command.ts, whose HTTP call this reuses). Everything printed from an answer
@@ -17,9 +18,11 @@ export const USAGE = `usage: openoperator-gateway controllers <list|remove>   (a
   controllers list [--json]
         every controller id and the caller identity it is bound to (GET /v1/admin/controllers;
         an admin token)
-  controllers remove <controllerId> [--json]
+  controllers remove <controllerId> [--force] [--json]
         remove the binding of a controller id, in any letter case: the next caller identity to
-        use it in a mutation binds it (DELETE /v1/admin/controllers/<controllerId>; an admin token)
+        use it in a mutation binds it (DELETE /v1/admin/controllers/<controllerId>; an admin token).
+        Refused while the id holds a live lease (controller_lease_held) unless --force; the
+        gateway logs the removal with your identity and the binding's
 options and environment:
   --url <url> | GATEWAY_URL   the gateway's API (default ${DEFAULT_URL})
   GATEWAY_TOKEN               the admin's bearer token. From the environment only, never an
@@ -33,15 +36,17 @@ interface Binding { controllerId: string; identity: string; caller: string; boun
 const HINTS: Record<string, string> = {
   unauthorized: 'GATEWAY_TOKEN is not a token this gateway knows',
   forbidden: 'the token lacks the admin scope',
-  not_found: 'no binding holds this controller id (openoperator-gateway controllers list)'
+  not_found: 'no binding holds this controller id (openoperator-gateway controllers list)',
+  controller_lease_held: 'the binding stays: its holder may still be mutating under that lease, and whoever binds the id next would act under it too. Release the lease or let it expire, or remove the binding anyway with --force'
 }
 
-function parse (args: string[]): { positional: string[]; url: string | undefined; json: boolean; help: boolean } {
-  const out = { positional: [] as string[], url: undefined as string | undefined, json: false, help: false }
+function parse (args: string[]): { positional: string[]; url: string | undefined; json: boolean; force: boolean; help: boolean } {
+  const out = { positional: [] as string[], url: undefined as string | undefined, json: false, force: false, help: false }
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     if (a === '-h' || a === '--help') { out.help = true; continue }
     if (a === '--json') { out.json = true; continue }
+    if (a === '--force') { out.force = true; continue }
     if (a === '--url' || a.startsWith('--url=')) {
       const value = a === '--url' ? args[++i] : a.slice('--url='.length)
       if (value === undefined || value === '' || value.startsWith('--')) throw new UsageError('--url needs a value')
@@ -90,13 +95,14 @@ export async function runControllersCommand (args: string[], env: Env, io: Reque
     let what: string
     if (sub === 'list') {
       if (rest.length > 0) throw new UsageError(`unexpected argument ${printable(rest[0]!).slice(0, 64)}`)
+      if (p.force) throw new UsageError('--force goes with remove only')
       path = 'v1/admin/controllers'
       what = 'controllers list'
     } else if (sub === 'remove') {
       if (rest.length !== 1) throw new UsageError('remove needs one <controllerId>')
       // refused here rather than sent: the gateway would refuse it too (400)
       if (!CONTROLLER_ID_PATTERN.test(rest[0]!)) throw new UsageError(`<controllerId> ${CONTROLLER_ID_RULE}`)
-      path = `v1/admin/controllers/${encodeURIComponent(rest[0]!)}`
+      path = `v1/admin/controllers/${encodeURIComponent(rest[0]!)}${p.force ? '?force=true' : ''}`
       what = `controllers remove ${rest[0]!}`
     } else {
       throw new UsageError(sub === undefined ? 'needs list or remove' : `unknown subcommand ${printable(sub).slice(0, 64)}`)
@@ -113,7 +119,7 @@ export async function runControllersCommand (args: string[], env: Env, io: Reque
       return 0
     }
     if (sub === 'remove') {
-      io.out(`removed the binding of ${rest[0]!}: the next caller identity to use it in a mutation binds it`)
+      io.out(`removed the binding of ${rest[0]!}${p.force ? ' (forced)' : ''}: the next caller identity to use it in a mutation binds it`)
       return 0
     }
     const rows = (a.body as { controllers: Binding[] }).controllers

@@ -30,6 +30,8 @@ export function auditLine (r: MutationRecord, withParams: boolean): Record<strin
     requestId: r.requestId,
     campaignId: r.campaignId,
     caller: r.caller,
+    // the owner (null: unknown, docs/design.md#request-records): two callers may share the name
+    identity: r.identity,
     operation: r.operation,
     state: r.state,
     controllerEpoch: r.controllerEpoch,

@@ -1,23 +1,45 @@
-// One clock per decision (docs/design.md#one-clock): every deadline is written and judged on the
-// ledger's clock, and this replica measures how far its own clock is from the ledger's (at start
-// and every 30 s) and from the remote's (from every lease a claim or renewal returns: `expires_at`
-// against the TTL asked, within the round trip). An offset past GATEWAY_LEASE_SAFETY_MS refuses
-// mutations with 503 clock_skew; reads go on. Each offset is the value of its possible interval
-// nearest zero: a measurement can understate a skew by its uncertainty, never invent one.
+// Measured clocks only (docs/design.md#one-clock): every deadline is written and judged on the
+// ledger's clock, and a lease on the remote's. This replica measures how far its own clock is
+// from the ledger's (at start, every 30 s, and before a mutation when it has no measurement) and
+// from the remote's: from a lease a claim or renewal returns (`expires_at` against the TTL asked)
+// and from the `Date` of a lease read's answer, each within the round trip. A lease-dependent
+// send waits for a measurement of the remote's clock: its own, or one another replica wrote to the
+// ledger no more than 30 s ago, else a lease read takes one. A step of this replica's wall clock
+// against its monotonic clock, past a quarter of the margin, invalidates every measurement at
+// once; a smaller drift moves the remote's measurement with it. Each offset is an interval
+// [lo, hi] (peer minus local, ms): a lease decision takes its worst end, the margin checks the
+// value nearest zero (a measurement can understate a skew by its width, never invent one).
 import { GatewayError } from '../core/errors.js'
 
 export type ClockPeer = 'ledger' | 'remote'
 
+/** peer minus local, ms: the peer's clock reads local + x for some x in [lo, hi] */
+export interface ClockInterval { lo: number; hi: number }
+
+/** the remote's clock as measured, against the ledger's: what replicas share (docs/design.md#one-clock) */
+export interface SharedClocks {
+  /** the remote's offset from the ledger's clock, stamped by the ledger with its own now */
+  put: (remoteMinusLedger: ClockInterval) => Promise<void>
+  /** the freshest such measurement no older than `maxAgeMs` on the ledger's clock, with its age */
+  fresh: (maxAgeMs: number) => Promise<(ClockInterval & { ageMs: number }) | undefined>
+}
+
 export interface ClockWatchOptions {
-  /** this replica's clock */
+  /** this replica's wall clock */
   now: () => number
+  /** this replica's monotonic clock (default performance.now): steps of `now` are judged against it */
+  monotonic?: () => number
   /** the ledger's clock (one round trip) */
   ledgerNow: () => Promise<number>
   /** the largest offset either peer may have (GATEWAY_LEASE_SAFETY_MS) */
   marginMs: number
   /** how often the ledger's offset is measured (default 30 s) */
   intervalMs?: number
+  /** measurements shared through the ledger; absent (one writer): none */
+  shared?: SharedClocks | undefined
   onOffset?: (peer: ClockPeer, offsetMs: number) => void
+  /** the wall clock stepped: every measurement was dropped */
+  onStep?: (stepMs: number) => void
   onError?: (err: unknown) => void
 }
 
@@ -26,37 +48,114 @@ export interface ClockWatch {
   measureLedger: () => Promise<number>
   /** a lease a claim or renewal returned: its expiry against the TTL asked, sent and answered at */
   observeLease: (expiresAtSeconds: number, ttlSeconds: number, sentAt: number, answeredAt: number) => void
+  /** the `Date` of a remote's answer (whole seconds), sent and answered at */
+  observeDate: (dateMs: number, sentAt: number, answeredAt: number) => void
   /**
-   * 503 clock_skew when a peer's offset is past the margin. A claim is judged on the ledger's
-   * offset alone: it needs no local view of the remote's clock, and it is how the remote's
-   * offset is measured again once the remote's clock is put right
+   * Before a mutation. 503 clock_skew when a peer's offset is past the margin, or when the remote's
+   * clock cannot be measured. A claim is judged on the ledger's offset alone (it depends on no
+   * lease, and is how the remote's clock is measured again once put right); anything else first
+   * has a measurement of the remote's clock — its own, a fresh shared one, or `measure` (a lease
+   * read) — and answers it, for the lease decision.
    */
-  check: (o: { claim: boolean }) => void
+  ready: (o: { claim: boolean; measure?: () => Promise<unknown> }) => Promise<ClockInterval | undefined>
+  /** the remote's offset now, if measured (the lease decision of a send already past `ready`) */
+  remote: () => ClockInterval | undefined
   /** the offsets last measured (undefined: not yet) and whether both are within the margin */
-  status: () => { ok: boolean; ledgerOffsetMs: number | undefined; remoteOffsetMs: number | undefined; marginMs: number }
+  status: () => { ok: boolean; ledgerOffsetMs: number | undefined; remoteOffsetMs: number | undefined; remoteWidthMs: number | undefined; marginMs: number }
   start: () => Promise<void>
   stop: () => void
 }
 
 /** the point of [lo, hi] nearest zero */
-const nearestZero = (lo: number, hi: number): number => lo > 0 ? lo : hi < 0 ? hi : 0
+export const nearestZero = ({ lo, hi }: ClockInterval): number => lo > 0 ? lo : hi < 0 ? hi : 0
+
+/**
+ * what a lease-dependent send must still have of the lease beyond the safety margin: the
+ * measured offset's width and the offset itself, added (docs/design.md#one-clock). With
+ * `lo <= hi`, `hi <= |nearestZero| + width`, so a lease past this on the local clock has at least
+ * the margin left on the remote's, whichever end of the interval is true
+ */
+export const clockAllowanceMs = (remote: ClockInterval): number => (remote.hi - remote.lo) + Math.abs(nearestZero(remote))
+
+/** how long another replica's measurement may be used (docs/design.md#one-clock) */
+export const SHARED_MAX_AGE_MS = 30_000
+
+interface Measured extends ClockInterval {
+  /** a shared measurement is used until then (monotonic ms); an own one until a step */
+  until?: number
+}
 
 export function createClockWatch (o: ClockWatchOptions): ClockWatch {
-  const offsets: Record<ClockPeer, number | undefined> = { ledger: undefined, remote: undefined }
+  const mono = o.monotonic ?? (() => performance.now())
+  let ledger: Measured | undefined
+  let remote: Measured | undefined
+  // wall minus monotonic when last looked at: its change is a step of the wall clock
+  let anchor = o.now() - mono()
+  const stepLimit = o.marginMs / 4
   let timer: NodeJS.Timeout | undefined
-  const set = (peer: ClockPeer, ms: number): void => {
-    offsets[peer] = ms
-    o.onOffset?.(peer, ms)
+
+  const report = (peer: ClockPeer, m: ClockInterval): void => { o.onOffset?.(peer, nearestZero(m)) }
+  const past = (m: ClockInterval | undefined): boolean => m !== undefined && Math.abs(nearestZero(m)) > o.marginMs
+
+  /**
+   * the wall clock against the monotonic one since last looked: a step past a quarter of the
+   * margin drops every measurement (true); a smaller drift moves the remote's with it
+   */
+  function stepped (): boolean {
+    const d = o.now() - mono() - anchor
+    anchor += d
+    if (Math.abs(d) > stepLimit) {
+      ledger = undefined
+      remote = undefined
+      o.onStep?.(d)
+      return true
+    }
+    // this clock moved d against the monotonic clock: a peer's is now d nearer (or further)
+    if (remote !== undefined && d !== 0) remote = { lo: remote.lo - d, hi: remote.hi - d, until: remote.until }
+    return false
   }
-  const past = (ms: number | undefined): boolean => ms !== undefined && Math.abs(ms) > o.marginMs
 
   async function measureLedger (): Promise<number> {
+    stepped()
     const sent = o.now()
     const theirs = await o.ledgerNow()
     const back = o.now()
-    const ms = nearestZero(theirs - back, theirs - sent)
-    set('ledger', ms)
-    return ms
+    if (stepped()) throw new GatewayError('clock_skew', { message: 'This replica\'s clock stepped while it was measured; nothing was sent. Retry.' })
+    ledger = { lo: theirs - back, hi: theirs - sent }
+    report('ledger', ledger)
+    return nearestZero(ledger)
+  }
+
+  function setRemote (m: ClockInterval): void {
+    remote = m
+    report('remote', m)
+    const l = ledger
+    if (o.shared === undefined || l === undefined) return
+    // remote − ledger = (remote − local) − (ledger − local)
+    o.shared.put({ lo: Math.floor(m.lo - l.hi), hi: Math.ceil(m.hi - l.lo) }).catch((err: unknown) => o.onError?.(err))
+  }
+
+  /** a measurement is taken only when no step came between its send and its answer */
+  function observe (m: ClockInterval): void {
+    if (stepped()) return
+    setRemote(m)
+  }
+
+  async function fromShared (): Promise<void> {
+    const l = ledger
+    if (o.shared === undefined || l === undefined) return
+    const s = await o.shared.fresh(SHARED_MAX_AGE_MS)
+    if (s === undefined || stepped() || ledger === undefined) return
+    // remote − local = (remote − ledger) + (ledger − local)
+    remote = { lo: s.lo + l.lo, hi: s.hi + l.hi, until: mono() + SHARED_MAX_AGE_MS - s.ageMs }
+    report('remote', remote)
+  }
+
+  function skew (peer: ClockPeer, m: ClockInterval): GatewayError {
+    const ms = Math.round(nearestZero(m))
+    return new GatewayError('clock_skew', {
+      message: `This replica's clock is ${Math.abs(ms)} ms ${ms > 0 ? 'behind' : 'ahead of'} the ${peer}'s, past the ${o.marginMs} ms safety margin; nothing was sent. Fix the clock (NTP) or retry on another replica.`
+    })
   }
 
   return {
@@ -65,17 +164,43 @@ export function createClockWatch (o: ClockWatchOptions): ClockWatch {
       // the remote set expires_at to its now plus the TTL, in whole seconds (floored, rounded or
       // ceiled: a second either way), at some moment between the send and the answer
       const remoteAt = (expiresAt - ttl) * 1000
-      set('remote', nearestZero(remoteAt - 1000 - answeredAt, remoteAt + 1000 - sentAt))
+      observe({ lo: remoteAt - 1000 - answeredAt, hi: remoteAt + 1000 - sentAt })
     },
-    check: ({ claim }) => {
-      const peer: ClockPeer | undefined = past(offsets.ledger) ? 'ledger' : !claim && past(offsets.remote) ? 'remote' : undefined
-      if (peer === undefined) return
-      const ms = Math.round(offsets[peer]!)
-      throw new GatewayError('clock_skew', {
-        message: `This replica's clock is ${Math.abs(ms)} ms ${ms > 0 ? 'behind' : 'ahead of'} the ${peer}'s, past the ${o.marginMs} ms safety margin; nothing was sent. Fix the clock (NTP) or retry on another replica.`
-      })
+    observeDate: (dateMs, sentAt, answeredAt) => {
+      // HTTP's Date is the remote's now floored to the second, taken between the send and the answer
+      observe({ lo: dateMs - answeredAt, hi: dateMs + 1000 - sentAt })
     },
-    status: () => ({ ok: !past(offsets.ledger) && !past(offsets.remote), ledgerOffsetMs: offsets.ledger, remoteOffsetMs: offsets.remote, marginMs: o.marginMs }),
+    ready: async ({ claim, measure }) => {
+      stepped()
+      if (ledger === undefined) await measureLedger()
+      if (past(ledger)) throw skew('ledger', ledger!)
+      if (claim) return undefined
+      if (remote?.until !== undefined && mono() > remote.until) remote = undefined
+      if (remote === undefined) await fromShared()
+      if (remote === undefined && measure !== undefined) {
+        await measure()
+        stepped()
+      }
+      if (remote === undefined) {
+        throw new GatewayError('clock_skew', {
+          message: 'The remote\'s clock has not been measured, and a lease read could not measure it (its answer had no Date); nothing was sent. A claim measures it.'
+        })
+      }
+      if (past(remote)) throw skew('remote', remote)
+      return { lo: remote.lo, hi: remote.hi }
+    },
+    remote: () => {
+      stepped()
+      if (remote?.until !== undefined && mono() > remote.until) remote = undefined
+      return remote === undefined ? undefined : { lo: remote.lo, hi: remote.hi }
+    },
+    status: () => ({
+      ok: !past(ledger) && !past(remote),
+      ledgerOffsetMs: ledger === undefined ? undefined : nearestZero(ledger),
+      remoteOffsetMs: remote === undefined ? undefined : nearestZero(remote),
+      remoteWidthMs: remote === undefined ? undefined : remote.hi - remote.lo,
+      marginMs: o.marginMs
+    }),
     start: async () => {
       await measureLedger().catch((err: unknown) => o.onError?.(err))
       timer ??= setInterval(() => { measureLedger().catch((err: unknown) => o.onError?.(err)) }, o.intervalMs ?? 30_000)

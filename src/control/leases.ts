@@ -8,6 +8,7 @@ import type { UpstreamClient } from '../upstream/client.js'
 import { readRpc } from '../argus/read-rpc.js'
 import { GatewayError } from '../core/errors.js'
 import { parseLeaseResult, wireParams, type Lease } from './wire.js'
+import { clockAllowanceMs, nearestZero, type ClockInterval } from './clocks.js'
 
 export interface LeaseKeeperOptions {
   ledger: Ledger
@@ -16,6 +17,8 @@ export interface LeaseKeeperOptions {
   leaseSafetyMs: number
   readTimeoutMs: number
   now: () => number
+  /** a lease read's answer carried the remote's `Date`: it measures the remote's clock (docs/design.md#one-clock) */
+  onDate?: (dateMs: number, sentAt: number, answeredAt: number) => void
 }
 
 export interface LeaseKeeper {
@@ -24,11 +27,16 @@ export interface LeaseKeeper {
   /**
    * the caller's lease, or a refusal (lease_not_held / lease_expired) with nothing sent; from
    * the remote when the local lease is unknown or `fresh` is asked (cancel: docs/design.md#leases);
-   * `view`: the local view, already read with the campaign's ticket (null: none), else read here
+   * `view`: the local view, already read with the campaign's ticket (null: none), else read here;
+   * `clock`: the remote's clock as measured (docs/design.md#one-clock), whose width and offset
+   * the lease must outlive beyond the safety margin; `remoteClock` reads it again after a fresh read
    */
-  require: (campaignId: string, controllerId: string, opts?: { fresh?: boolean; view?: LeaseView | null }) => Promise<Lease>
-  /** ms left before the lease enters the safety margin (negative: already inside it) */
-  usableMs: (lease: Lease) => number
+  require: (campaignId: string, controllerId: string, opts: { fresh?: boolean; view?: LeaseView | null; remoteClock: () => ClockInterval | undefined }) => Promise<Lease>
+  /**
+   * ms left before the lease enters the margin, on the remote's clock as measured: the safety
+   * margin plus the measurement's width plus its offset (negative: already inside it)
+   */
+  usableMs: (lease: Lease, remote: ClockInterval) => number
   /** a lease the remote returned for a mutation: checked against the epochs seen, then kept */
   accept: (campaignId: string, lease: Lease) => Promise<boolean>
   forget: (campaignId: string) => Promise<void>
@@ -48,10 +56,12 @@ export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
       throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
     }
     const wire = o.discovery.wire()
+    const sentAt = o.now()
     const result = await readRpc(o, wire, {
-      call: { method, params: wireParams.readControl(campaignId), op: 'read_control', deadline: o.now() + o.readTimeoutMs, headers: wire.headers() },
+      call: { method, params: wireParams.readControl(campaignId), op: 'read_control', deadline: sentAt + o.readTimeoutMs, headers: wire.headers(), withDate: true },
       capability: 'control.read_control',
-      missingOnNotFound: ['operation read_control answered method not found']
+      missingOnNotFound: ['operation read_control answered method not found'],
+      dated: (dateMs) => { o.onDate?.(dateMs, sentAt, o.now()) }
     })
     const parsed = parseLeaseResult(result)
     if (parsed === undefined) throw new GatewayError('upstream_invalid_response')
@@ -63,18 +73,28 @@ export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
     return parsed.lease
   }
 
-  const usableMs = (lease: Lease): number => lease.expiresAt * 1000 - o.now() - o.leaseSafetyMs
+  const usableMs = (lease: Lease, remote: ClockInterval): number => lease.expiresAt * 1000 - o.now() - o.leaseSafetyMs - clockAllowanceMs(remote)
+  const skewed = (remote: ClockInterval): GatewayError => {
+    const ms = Math.round(nearestZero(remote))
+    return new GatewayError('clock_skew', { message: `This replica's clock is ${Math.abs(ms)} ms ${ms > 0 ? 'behind' : 'ahead of'} the remote's, past the ${o.leaseSafetyMs} ms safety margin; nothing was sent. Fix the clock (NTP) or retry on another replica.` })
+  }
+  const unmeasured = (): GatewayError => new GatewayError('clock_skew', { message: 'The remote\'s clock is not measured; nothing was sent. Retry.' })
   const notHeld = (): GatewayError => new GatewayError('lease_not_held', { message: 'The caller does not hold the lease of this campaign; claim it first.' })
   const expired = (): GatewayError => new GatewayError('lease_expired', { message: 'The lease has expired or expires within the safety margin; renew or claim it.' })
 
   return {
     fresh,
     usableMs,
-    require: async (campaignId, controllerId, opts = {}) => {
+    require: async (campaignId, controllerId, opts) => {
       const view = opts.fresh === true ? undefined : opts.view !== undefined ? opts.view ?? undefined : await o.ledger.getLease(campaignId)
       const lease = view?.known === true ? view.lease : await fresh(campaignId)
       if (lease === null || lease.controllerId !== controllerId) throw notHeld()
-      if (usableMs(lease) < 0) throw expired()
+      // the measurement as it stands now: a fresh read may have measured again, a step dropped it
+      const remote = opts.remoteClock()
+      if (remote === undefined) throw unmeasured()
+      // a cancel's fresh read measured again: a remote whose clock moved past the margin since decides nothing
+      if (Math.abs(nearestZero(remote)) > o.leaseSafetyMs) throw skewed(remote)
+      if (usableMs(lease, remote) < 0) throw expired()
       return lease
     },
     accept: async (campaignId, lease) => {

@@ -60,6 +60,8 @@ export interface PipelineDeps {
   clocks: ClockWatch
   /** another identity presented a bound controller id (a metric) */
   onControllerConflict?: () => void
+  /** a pending record was committed and its mutation may now leave: its owner waits `waitMs` (docs/design.md#one-clock) */
+  onPending?: (requestId: string, waitMs: number) => void
 }
 
 export interface MutationRequest {
@@ -108,12 +110,14 @@ export const isUnsent = (r: MutationRecord): boolean => r.state === 'rejected' &
 
 /**
  * the id's earlier use: another caller's (409), other params (422), in flight (409), a replay,
- * or 'unsent': nothing of it ever left, so the same request runs again as new
+ * or 'unsent': nothing of it ever left, so the same request runs again as new. Another caller is
+ * another identity, whatever its name; a record of unknown owner is every caller's conflict
+ * (docs/design.md#request-records)
  */
 export function priorUse (existing: MutationRecord | undefined, caller: Caller, hash: string): MutationAnswer | 'unsent' | undefined {
   if (existing === undefined) return undefined
   // nothing of another caller's request is shown, not even that its params differ
-  if (existing.caller !== caller.name) throw new GatewayError('idempotency_key_conflict')
+  if (existing.identity === null || existing.identity !== callerIdentity(caller)) throw new GatewayError('idempotency_key_conflict')
   if (existing.paramsHash !== hash) throw new GatewayError('idempotency_key_mismatch', { requestId: existing.requestId })
   if (existing.state === 'pending') throw new GatewayError('request_in_flight', { requestId: existing.requestId })
   if (isUnsent(existing)) return 'unsent'
@@ -263,11 +267,15 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
     const isClaim = req.operation === 'claim' || req.operation === 'fence'
     try {
       // a clock past the margin decides nothing (docs/design.md#one-clock)
-      d.clocks.check({ claim: isClaim })
+      await d.clocks.ready({ claim: true })
       await bindController(req.caller, controllerId)
       // the method and the wire that writes it, taken together: a card changing meanwhile cannot mix them
       const wire = d.discovery.wire()
       const method = requireCapability(d.discovery, req.operation, body)
+      // measured clocks only (docs/design.md#one-clock): a clock past the margin decides nothing,
+      // and nothing that depends on a lease leaves before the remote's clock is measured — by a
+      // lease read of this campaign when neither this replica nor another has a measurement
+      if (!isClaim) await d.clocks.ready({ claim: false, measure: async () => await d.leases.fresh(req.campaignId) })
       // a queue, so one replica's mutations of a campaign take turns; the insert's checks serialise
       release = await d.ledger.lockCampaign(req.campaignId, d.lockWaitMs)
       if (release === undefined) throw new GatewayError('campaign_busy', { requestId })
@@ -281,7 +289,7 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
       ambiguityBlock(ticket, req.operation === 'fence')
       // a cancel checks its task first, then asks the remote for the lease it is sent under
       const boundTaskId = isCancel ? await cancelTarget(d, req.campaignId, req.taskId) : undefined
-      const lease: Lease | undefined = isClaim ? undefined : await d.leases.require(req.campaignId, controllerId, { fresh: isCancel, view: ticket.lease })
+      const lease: Lease | undefined = isClaim ? undefined : await d.leases.require(req.campaignId, controllerId, { fresh: isCancel, view: ticket.lease, remoteClock: d.clocks.remote })
       const authority: Authority = { campaignId: req.campaignId, controllerId, epoch: lease?.epoch ?? 0, requestId }
 
       const at = d.now()
@@ -301,6 +309,7 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
           requestId,
           campaignId: req.campaignId,
           caller: req.caller.name,
+          identity: callerIdentity(req.caller),
           operation: req.operation,
           paramsHash: hash,
           params: body,
@@ -315,6 +324,7 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
         if (raced !== undefined && raced !== 'unsent') return replay(raced)
         throw new GatewayError('request_in_flight', { requestId })
       }
+      d.onPending?.(requestId, waitMs)
 
       d.onStep?.('before-send', requestId)
       sent = true

@@ -11,7 +11,7 @@ import { CAMPAIGN_LOCK_WAIT_MS } from '../core/campaign-lock.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { createLeaseKeeper } from './leases.js'
-import { createPipeline, type MutationAnswer, type MutationMetric, type MutationRequest, type MutationStep } from './pipeline.js'
+import { createPipeline, ownerWaitMs, type MutationAnswer, type MutationMetric, type MutationRequest, type MutationStep } from './pipeline.js'
 import { createResolver, type Resolver } from './resolve.js'
 import { requestView } from './views.js'
 import type { Lease } from './wire.js'
@@ -30,6 +30,11 @@ export interface ControlPlaneOptions {
   instanceId: string
   logger: Logger
   now?: () => number
+  /**
+   * this process's monotonic clock (default performance.now): the wall clock's steps are judged
+   * against it, and after a start nothing is settled early on it (docs/design.md#one-clock)
+   */
+  monotonic?: () => number
   /** how long a mutation waits for its campaign (default 2 s) */
   lockWaitMs?: number
   /** how often overdue pending records are swept (default 10 s) */
@@ -74,14 +79,32 @@ const PRUNE_PAUSE_MS = 20
 
 export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
   const now = o.now ?? Date.now
+  const mono = o.monotonic ?? (() => performance.now())
   const clocks = createClockWatch({
     now,
+    monotonic: mono,
     ledgerNow: async () => await o.ledger.now(),
     marginMs: o.leaseSafetyMs,
+    // replicas share the remote's clock through their ledger; one writer has nobody to share with
+    shared: o.ledger.singleWriter ? undefined : { put: async (m) => { await o.ledger.putRemoteClock(o.instanceId, m) }, fresh: async (maxAgeMs) => await o.ledger.freshRemoteClock(maxAgeMs) },
     onOffset: o.onClockOffset,
-    onError: (err) => { o.logger.warn({ err }, 'measuring the ledger\'s clock failed') }
+    onStep: (stepMs) => { o.logger.warn({ event: 'clock_step', stepMs: Math.round(stepMs) }, 'this replica\'s wall clock stepped against its monotonic clock: every clock measurement dropped, the next mutation measures again') },
+    onError: (err) => { o.logger.warn({ err }, 'measuring or sharing a clock offset failed') }
   })
-  const leases = createLeaseKeeper({ ledger: o.ledger, client: o.client, discovery: o.discovery, leaseSafetyMs: o.leaseSafetyMs, readTimeoutMs: o.readTimeoutMs, now })
+  const leases = createLeaseKeeper({ ledger: o.ledger, client: o.client, discovery: o.discovery, leaseSafetyMs: o.leaseSafetyMs, readTimeoutMs: o.readTimeoutMs, now, onDate: clocks.observeDate })
+  /**
+   * After a start nothing is settled early (docs/design.md#one-clock): the longest wait an owner
+   * of a record may still have, on this process's monotonic clock since the start; and for the
+   * records this process sent, each one's own wait since its send, whatever the wall clock did
+   */
+  const longestWaitMs = ownerWaitMs(o, 'renew')
+  let startedAt = mono()
+  const sentUntil = new Map<string, number>()
+  /** a record sent before the start: its owner's wait since the start; one sent since: its own since its send */
+  const waitLeftMs = (r: { requestId: string; operation: MutationOperation }): number => {
+    const own = sentUntil.get(r.requestId)
+    return (own ?? startedAt + ownerWaitMs(o, r.operation)) - mono()
+  }
   const mutate = createPipeline({
     ledger: o.ledger,
     client: o.client,
@@ -99,9 +122,10 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     onStep: o.onStep,
     circuit: o.circuit,
     clocks,
-    onControllerConflict: o.onControllerConflict
+    onControllerConflict: o.onControllerConflict,
+    onPending: (requestId, waitMs) => { sentUntil.set(requestId, mono() + waitMs) }
   })
-  const resolver = createResolver({ ledger: o.ledger, client: o.client, discovery: o.discovery, leases, readTimeoutMs: o.readTimeoutMs, logger: o.logger, now })
+  const resolver = createResolver({ ledger: o.ledger, client: o.client, discovery: o.discovery, leases, readTimeoutMs: o.readTimeoutMs, logger: o.logger, now, waitLeftMs })
   let timer: NodeJS.Timeout | undefined
   let pruneTimer: NodeJS.Timeout | undefined
 
@@ -138,6 +162,12 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
   }
 
   async function sweep (): Promise<string[]> {
+    // the sends whose wait is over on the monotonic clock are forgotten
+    const t = mono()
+    for (const [id, until] of sentUntil) if (until <= t) sentUntil.delete(id)
+    // until every owner's wait has passed since the start, on this process's own monotonic clock,
+    // no deadline is judged here: the wall clock (SQLite's ledger clock) may have jumped
+    if (startedAt + longestWaitMs > t) return []
     const ids = await o.ledger.expirePending(now())
     logExpired(ids, 'its deadline passed with no outcome written')
     return ids
@@ -174,6 +204,7 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
       return requestView(r, viewer)
     },
     start: async () => {
+      startedAt = mono()
       await clocks.start()
       // local lease state is unknown after a restart: the next decision asks read_control
       await o.ledger.forgetAllLeases(now())

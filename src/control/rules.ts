@@ -43,9 +43,12 @@ export const MAX_BODY_DEPTH = 32
  * constraints_not_relaxable beats reserved_field, which beats a body nested deeper than
  * MAX_BODY_DEPTH (400 invalid_request), wherever each stands in the body. The walk uses its
  * own stack, so no nesting depth (the 64 KiB body cap bounds it) can hide a key or overflow
- * the call stack; nothing recursive sees a body before it has passed here.
+ * the call stack; nothing recursive sees a body before it has passed here. `own` is the one
+ * place, if any, where a reserved key is the caller's to write, exactly as spelt: the front
+ * door's submission names its campaign in its message's `metadata.argus_supervisor`
+ * (docs/design.md#front-door).
  */
-export function checkBodyRules (body: unknown): void {
+export function checkBodyRules (body: unknown, own?: { holder: unknown; key: string }): void {
   let reserved: string | undefined
   let tooDeep = false
   const stack: Array<[unknown, number]> = [[body, 1]]
@@ -60,7 +63,7 @@ export function checkBodyRules (body: unknown): void {
     for (const [k, x] of Object.entries(v)) {
       const f = foldKey(k)
       if (f === CONSTRAINTS) throw new GatewayError('constraints_not_relaxable')
-      if (reserved === undefined && (RESERVED.has(f) || f.startsWith(URN))) reserved = k
+      if (reserved === undefined && (RESERVED.has(f) || f.startsWith(URN)) && !(v === own?.holder && k === own.key)) reserved = k
       stack.push([x, depth + 1])
     }
   }

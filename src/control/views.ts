@@ -1,15 +1,17 @@
-// Ledger records as callers see them (docs/design.md#rest-interface): to anyone with read, the
-// request id, operation, state, caller and times; everything else (campaign, epoch, task id,
-// outcome code, resolution and its note, params, answer) only to the record's own caller or an
-// admin.
+// Ledger records as callers see them (docs/design.md#request-records): to anyone with read, the
+// request id, operation, state, caller name and times; everything else (campaign, epoch, task id,
+// outcome code, resolution and its note, params, answer) only to the record's own caller — its
+// identity, never a caller of the same name — or an admin.
 import type { Caller } from '../../schemas/callers.js'
 import type { RequestView } from '../../schemas/control.js'
 import type { MutationRecord } from '../ledger/types.js'
+import { ownerIdentity } from './identity.js'
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
 export function maySeeDetails (viewer: Caller, record: MutationRecord): boolean {
-  return viewer.name === record.caller || viewer.scopes.includes('admin')
+  // a record of unknown owner (identity null) is no viewer's own
+  return (record.identity !== null && record.identity === ownerIdentity(viewer)) || viewer.scopes.includes('admin')
 }
 
 /** `viewer` null: the full view, as stored for a replay (only the record's caller replays it) */

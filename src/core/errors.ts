@@ -24,6 +24,7 @@ export const ERROR_TABLE = {
   ambiguity_unresolved: { status: 409, message: 'An earlier mutation of this campaign is unresolved.' },
   acknowledge_unsafe: { status: 409, message: 'The acknowledgement cannot be shown safe.' },
   reconcile_too_early: { status: 409, message: 'The remote may still apply the request; ask again after its deadline.' },
+  controller_lease_held: { status: 409, message: 'The controller id holds a live lease; its binding stays unless the removal is forced (force=true).' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   uri_too_long: { status: 414, message: 'A path parameter is longer than the gateway accepts.' },
   expectation_failed: { status: 417, message: 'The gateway meets no expectation but 100-continue.' },

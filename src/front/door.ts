@@ -13,7 +13,7 @@ import { isTask } from '../../schemas/a2a.js'
 import { ARGUS_EXTENSION_URN, ARGUS_OPERATIONS, type ArgusOperation } from '../argus/envelope.js'
 import type { ArgusReader } from '../argus/reader.js'
 import type { ControlPlane } from '../control/plane.js'
-import { callerIdentity } from '../control/identity.js'
+import { callerIdentity, ownerIdentity } from '../control/identity.js'
 import { checkBodyRules } from '../control/rules.js'
 import type { Lease } from '../control/wire.js'
 import { GatewayError } from '../core/errors.js'
@@ -24,6 +24,7 @@ import type { TaskProjection } from '../../schemas/task.js'
 import { TaskIdSchema } from '../../schemas/task.js'
 import { protocolError, rpcErrorOf, rpcErrorOfBody, type RpcError } from './errors.js'
 import { frame, logicalOf, versionOf, type FrontVersion, type Logical, type RpcId } from './framing.js'
+import { campaignIdIn, requestIdIn } from './ids.js'
 import { sendParamsIn, sendResultOut, taskOut, taskParamsIn } from './wire.js'
 
 type Obj = Record<string, unknown>
@@ -125,12 +126,13 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
       const params = isRecord(p) && p.kind === 'data' && isRecord(p.data) ? p.data.params : undefined
       if (params !== undefined && (!isRecord(params) || Object.keys(params).length > 0)) throw new GatewayError('invalid_argus_envelope', { message: 'The Argus reads take no parameters: params must be {}.' })
     }
-    const identity = callerIdentity(caller)
+    // a caller with no identity (a token without a subject) owns no send: its reads go fresh each time
+    const identity = ownerIdentity(caller)
     const messageId = message.messageId as string
     const hash = contentHash({ kind: 'read', operation, parts })
-    const prior = await seen(identity, messageId, hash)
+    const prior = identity === undefined ? undefined : await seen(identity, messageId, hash)
     if (prior?.answer !== undefined && prior.answer !== null) return prior.answer as Obj
-    if (prior === undefined) await record({ identity, messageId, caller: caller.name, contentHash: hash, kind: 'read', campaignId: null, taskId: null, answer: null, createdAt: now() })
+    if (prior === undefined && identity !== undefined) await record({ identity, messageId, caller: caller.name, contentHash: hash, kind: 'read', campaignId: null, taskId: null, answer: null, createdAt: now() })
     const r = await d.argus.read(operation)
     const answer = {
       kind: 'message',
@@ -139,7 +141,7 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
       parts: [{ kind: 'data', data: r.result }],
       metadata: { [ARGUS_EXTENSION_URN]: { operation, requestId: r.requestId } }
     }
-    await d.ledger.settleFrontSend(identity, messageId, { answer })
+    if (identity !== undefined) await d.ledger.settleFrontSend(identity, messageId, { answer })
     return answer
   }
 
@@ -154,16 +156,19 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     if (!caller.scopes.includes(scope)) throw new GatewayError('forbidden', { message: `This method requires the ${scope} scope.` })
   }
 
-  async function submit (caller: Caller, params: Obj, message: Obj, sup: unknown): Promise<Obj> {
+  async function submit (caller: Caller, raw: Obj, params: Obj, message: Obj, sup: unknown): Promise<Obj> {
     needs(caller, 'control')
     if (!isRecord(sup)) throw invalid('metadata.argus_supervisor must be an object.')
-    checkBodyRules(sup)
+    // constraints or a reserved key anywhere in what was sent — params, the message, its
+    // metadata, the configuration — is refused, never dropped; argus_supervisor in the message's
+    // metadata is the one the submission is read from (docs/design.md#front-door)
+    checkBodyRules(raw, { holder: isRecord(raw.message) ? raw.message.metadata : undefined, key: 'argus_supervisor' })
     const allowed = new Set(['campaign_id', 'request_id', 'project'])
     const extra = Object.keys(sup).find((k) => !allowed.has(k))
     if (extra !== undefined) throw invalid(`metadata.argus_supervisor holds campaign_id, request_id and project only; ${JSON.stringify(extra.slice(0, 64))} is not one.`)
     const otherMeta = Object.keys(message.metadata as Obj).find((k) => k !== 'argus_supervisor')
     if (otherMeta !== undefined) throw new GatewayError('reserved_field', { message: 'A submission\'s message metadata holds argus_supervisor only.' })
-    if (typeof sup.campaign_id !== 'string' || sup.campaign_id === '') throw invalid('metadata.argus_supervisor.campaign_id must be a string.')
+    const campaignId = campaignIdIn(sup.campaign_id, 'params', 'message', 'metadata', 'argus_supervisor', 'campaign_id')
     const messageId = message.messageId as string
     if (sup.request_id !== undefined && sup.request_id !== messageId) throw new GatewayError('conflicting_fields', { message: 'metadata.argus_supervisor.request_id must equal the message id.' })
     const config = params.configuration
@@ -171,25 +176,26 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     if (message.taskId !== undefined || message.referenceTaskIds !== undefined) throw invalid('A submission starts a new task: taskId and referenceTaskIds are not served.')
     const body: Obj = { requestId: messageId, parts: message.parts, ...(sup.project !== undefined ? { project: sup.project } : {}) }
     const identity = callerIdentity(caller)
-    const hash = contentHash({ kind: 'submit', campaignId: sup.campaign_id, body })
+    const hash = contentHash({ kind: 'submit', campaignId, body })
     if (await seen(identity, messageId, hash) === undefined) {
-      await record({ identity, messageId, caller: caller.name, contentHash: hash, kind: 'submit', campaignId: sup.campaign_id, taskId: null, answer: null, createdAt: now() })
+      await record({ identity, messageId, caller: caller.name, contentHash: hash, kind: 'submit', campaignId, taskId: null, answer: null, createdAt: now() })
     }
     // the pipeline de-duplicates the request id itself: a repeat replays its stored outcome, never a second send
-    const answer = await mutate(caller, 'submit', sup.campaign_id, body)
+    const answer = await mutate(caller, 'submit', campaignId, body)
     const taskId = typeof answer.taskId === 'string' ? answer.taskId : undefined
     if (taskId === undefined) throw new GatewayError('ambiguous_write', { requestId: messageId, message: 'The submission was resolved without a task id; see its request record.' })
     await d.ledger.settleFrontSend(identity, messageId, { taskId })
     // a replay of a record retention pruned knows the task, not its state then: A2A's `unknown`
     const pruned = answer.pruned === true
     const state = pruned ? 'unknown' : typeof answer.state === 'string' ? answer.state : 'submitted'
-    return { kind: 'task', id: taskId, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: sup.campaign_id, request_id: messageId, ...(pruned ? { pruned: true } : {}) } } }
+    return { kind: 'task', id: taskId, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: campaignId, request_id: messageId, ...(pruned ? { pruned: true } : {}) } } }
   }
 
   async function send (caller: Caller, raw: Obj, v: FrontVersion, charge: () => Promise<void>): Promise<Obj> {
     const params = sendParamsIn(raw, v)
     const message = params.message as Obj
-    if (typeof message.messageId !== 'string' || message.messageId === '') throw invalid('params.message.messageId must be a non-empty string.')
+    // a message id is a request id, for a read (the de-duplication key) as for a submission (the mutation's)
+    requestIdIn(message.messageId, 'params', 'message', 'messageId')
     if (!Array.isArray(message.parts)) throw invalid('params.message.parts must be an array.')
     const meta = message.metadata
     if (meta !== undefined && !isRecord(meta)) throw invalid('params.message.metadata must be an object.')
@@ -197,23 +203,23 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     if (isRecord(meta) && (ARGUS_EXTENSION_URN in meta || extensions.includes(ARGUS_EXTENSION_URN))) return await argusRead(caller, message, meta[ARGUS_EXTENSION_URN])
     if (isRecord(meta) && 'argus_supervisor' in meta) {
       await charge()
-      return await submit(caller, params, message, meta.argus_supervisor)
+      return await submit(caller, raw, params, message, meta.argus_supervisor)
     }
     throw refuse(RPC_CODES.unsupportedOperation, `The gateway serves message/send in two profiles only: an Argus read (the ${ARGUS_EXTENSION_URN} extension) and a submission (metadata.argus_supervisor).`)
   }
 
   /** the task of this caller's own send, or TaskNotFound: another caller's task does not exist for them */
-  async function ownTask (caller: Caller, raw: Obj): Promise<{ id: string; send: FrontSend; params: Obj }> {
-    const params = taskParamsIn(raw)
+  async function ownTask (caller: Caller, params: Obj): Promise<{ id: string; send: FrontSend }> {
     const id = typeof params.id === 'string' ? params.id : typeof params.name === 'string' ? params.name.replace(/^tasks\//, '') : undefined
     if (id === undefined) throw invalid('params.id must be the task id.')
-    const own = TaskIdSchema.safeParse(id).success ? await d.ledger.frontTaskOf(callerIdentity(caller), id) : undefined
+    const owner = ownerIdentity(caller)
+    const own = owner !== undefined && TaskIdSchema.safeParse(id).success ? await d.ledger.frontTaskOf(owner, id) : undefined
     if (own === undefined || own.campaignId === null) throw new GatewayError('not_found', { message: 'Task not found.' })
-    return { id, send: own, params }
+    return { id, send: own }
   }
 
   async function getTask (caller: Caller, raw: Obj): Promise<Obj> {
-    const { id } = await ownTask(caller, raw)
+    const { id } = await ownTask(caller, taskParamsIn(raw))
     const cap = d.discovery.capability('a2a.tasks.get')
     if (cap.state === 'unavailable') throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
     const task = await d.argus.getTask(id, Date.now() + d.readTimeoutMs)
@@ -224,26 +230,29 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
 
   async function cancel (caller: Caller, raw: Obj): Promise<Obj> {
     needs(caller, 'control')
-    const { id, send: own, params } = await ownTask(caller, raw)
+    // what the cancel says is checked before its task is looked up: a refusal tells nothing of another caller's task
+    checkBodyRules(raw, { holder: raw.metadata, key: 'argus_supervisor' })
+    const params = taskParamsIn(raw)
     const meta = params.metadata
     const sup = isRecord(meta) ? meta.argus_supervisor : undefined
-    if (!isRecord(sup) || typeof sup.request_id !== 'string') throw invalid('tasks/cancel needs metadata.argus_supervisor.request_id: the cancel\'s own request id.')
-    checkBodyRules(sup)
+    if (!isRecord(sup) || sup.request_id === undefined) throw invalid('tasks/cancel needs metadata.argus_supervisor.request_id: the cancel\'s own request id.')
     const extra = Object.keys(sup).find((k) => k !== 'request_id' && k !== 'campaign_id')
     if (extra !== undefined) throw invalid('metadata.argus_supervisor holds request_id (and campaign_id) only.')
+    const requestId = requestIdIn(sup.request_id, 'params', 'metadata', 'argus_supervisor', 'request_id')
+    if (sup.campaign_id !== undefined) campaignIdIn(sup.campaign_id, 'params', 'metadata', 'argus_supervisor', 'campaign_id')
+    const { id, send: own } = await ownTask(caller, params)
     if (sup.campaign_id !== undefined && sup.campaign_id !== own.campaignId) throw new GatewayError('conflicting_fields', { message: 'metadata.argus_supervisor.campaign_id is not this task\'s campaign.' })
-    const answer = await mutate(caller, 'cancel', own.campaignId!, { requestId: sup.request_id }, id)
+    const answer = await mutate(caller, 'cancel', own.campaignId!, { requestId }, id)
     const pruned = answer.pruned === true
     const state = pruned ? 'unknown' : typeof answer.state === 'string' ? answer.state : 'canceled'
-    return { kind: 'task', id, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: own.campaignId, request_id: sup.request_id, ...(pruned ? { pruned: true } : {}) } } }
+    return { kind: 'task', id, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: own.campaignId, request_id: requestId, ...(pruned ? { pruned: true } : {}) } } }
   }
 
   const OP: Partial<Record<Logical, MutationOperation>> = { claim_control: 'claim', renew_control: 'renew', release_control: 'release', intervene: 'intervene' }
 
   async function campaign (caller: Caller, logical: Logical, params: Obj): Promise<Obj> {
     checkBodyRules(params)
-    if (typeof params.campaign_id !== 'string' || params.campaign_id === '') throw invalid('params.campaign_id must be a string.')
-    const campaignId = params.campaign_id
+    const campaignId = campaignIdIn(params.campaign_id, 'params', 'campaign_id')
     if (logical === 'read_control') {
       if (Object.keys(params).length > 1) throw invalid('campaign/read_control takes campaign_id only.')
       return { lease: leaseOut(await d.control.readControl(campaignId)) }
@@ -253,7 +262,8 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     const allowed = new Set(['campaign_id', 'request_id', ...(operation === 'claim' || operation === 'renew' ? ['ttl_seconds'] : []), ...(operation === 'intervene' ? ['intervention'] : [])])
     const extra = Object.keys(params).find((k) => !allowed.has(k))
     if (extra !== undefined) throw invalid(`${JSON.stringify(extra.slice(0, 64))} is not a parameter of this method.`)
-    const body: Obj = { requestId: params.request_id }
+    const requestId = requestIdIn(params.request_id, 'params', 'request_id')
+    const body: Obj = { requestId }
     if (params.ttl_seconds !== undefined) body.ttlSeconds = params.ttl_seconds
     if (params.intervention !== undefined) body.intervention = params.intervention
     const a = await mutate(caller, operation, campaignId, body)
@@ -261,7 +271,7 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     if (a.released === true) return { released: true }
     if (a.accepted === true) return { accepted: true }
     // a replay of a resolved request answers its record: the request's final state
-    return { request_id: params.request_id, state: a.state ?? null, ...(a.pruned === true ? { pruned: true } : {}) }
+    return { request_id: requestId, state: a.state ?? null, ...(a.pruned === true ? { pruned: true } : {}) }
   }
 
   async function dispatch (caller: Caller, logical: Logical, params: Obj, v: FrontVersion, charge: () => Promise<void>): Promise<Obj> {

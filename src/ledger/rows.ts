@@ -3,13 +3,15 @@
 // validation.
 import type { BoundTask, ControllerBinding, FrontSend, LeaseView, MutationOperation, MutationRecord, RecordState, Resolution, StoredAnswer } from './types.js'
 
-export const RECORD_COLUMNS = `request_id, campaign_id, caller, operation, params_hash, params, controller_epoch,
+export const RECORD_COLUMNS = `request_id, campaign_id, caller, identity, operation, params_hash, params, controller_epoch,
   owner, deadline, created_at, state, updated_at, answer, outcome_code, task_id, reconcile_failures, resolution, pruned_at`
 
 export interface RecordRow {
   request_id: string
   campaign_id: string
   caller: string
+  /** null: an owner no caller matches (docs/design.md#request-records) */
+  identity: string | null
   operation: string
   params_hash: string
   params: string
@@ -48,6 +50,7 @@ export function toRecord (r: RecordRow): MutationRecord {
     requestId: r.request_id,
     campaignId: r.campaign_id,
     caller: r.caller,
+    identity: r.identity,
     operation: r.operation as MutationOperation,
     paramsHash: r.params_hash,
     params: JSON.parse(r.params) as unknown,

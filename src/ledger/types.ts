@@ -12,7 +12,10 @@ export interface RecordPosition { createdAt: number; requestId: string }
 
 export interface Resolution {
   kind: 'reconcile' | 'acknowledge'
-  /** caller name */
+  /**
+   * the resolving caller's name: shown, never compared — who owns the record is its `identity`
+   * (docs/design.md#request-records)
+   */
   by: string
   /** ms since epoch */
   at: number
@@ -24,8 +27,14 @@ export interface Resolution {
 export interface NewMutationRecord {
   requestId: string
   campaignId: string
-  /** caller name (the authenticated caller) */
+  /** caller name (the authenticated caller): shown, logged and counted, never an owner */
   caller: string
+  /**
+   * the owner: `static:<caller name>` or `jwt:<issuer>#<subject>` (src/control/identity.ts). Every
+   * ownership decision — replay or 409, what the record shows — compares it, never the name
+   * (docs/design.md#request-records)
+   */
+  identity: string
   operation: MutationOperation
   paramsHash: string
   /** the caller's normalised body, shown only to its own caller or an admin */
@@ -56,7 +65,13 @@ export interface StoredAnswer {
  */
 export type AmbiguousAnswer = (campaignId: string, requestId: string) => StoredAnswer
 
-export interface MutationRecord extends Omit<NewMutationRecord, 'waitMs'> {
+export interface MutationRecord extends Omit<NewMutationRecord, 'waitMs' | 'identity'> {
+  /**
+   * the owner's identity; null for a record whose owner is unknown (a JWT caller's, written
+   * before records carried one: migration 6), which matches no caller — its details go to admins
+   * alone and its id is 409 to everyone (docs/design.md#request-records)
+   */
+  identity: string | null
   /** ms since epoch on the ledger's clock after which any process may turn it ambiguous */
   deadline: number
   state: RecordState
@@ -203,11 +218,19 @@ export interface Ledger {
    * (docs/design.md#finding-unresolved)
    */
   listUnresolved: (o: { state?: UnresolvedState; after?: RecordPosition; limit: number }) => Promise<MutationRecord[]>
-  /** compare-and-set from `pending`; false when the record was no longer pending */
+  /**
+   * compare-and-set from `pending`; false when the record was no longer pending. An applied
+   * submission with a task id names that task, in the same transaction, on the front-door send of
+   * the record's identity whose message id is the request id (kind 'submit', same campaign, task
+   * still unknown): its sender sees its task as soon as the record names it, whether or not the
+   * send's answer reached the door (docs/design.md#front-door)
+   */
   recordOutcome: (requestId: string, o: Outcome) => Promise<boolean>
   /**
    * compare-and-set from `ambiguous` to `applied` / `not_applied`, with who resolved it; the
-   * new answer replaces the stored one, so a later replay tells the resolved state
+   * new answer replaces the stored one, so a later replay tells the resolved state. A submission
+   * settled `applied` with a task id names it on its front-door send as `recordOutcome` does, in
+   * the same transaction
    */
   resolve: (requestId: string, to: 'applied' | 'not_applied', r: Resolution, taskId: string | null, answer: StoredAnswer) => Promise<boolean>
   noteReconcileFailure: (requestId: string, at: number) => Promise<void>
@@ -261,8 +284,14 @@ export interface Ledger {
   bindController: (b: ControllerBinding) => Promise<ControllerBinding>
   /** every binding, in controller id order */
   listControllerBindings: () => Promise<ControllerBinding[]>
-  /** false when no binding held the id (in any letter case) */
-  removeControllerBinding: (controllerId: string) => Promise<boolean>
+  /** the binding removed, which held the id in any letter case; undefined when none did */
+  removeControllerBinding: (controllerId: string) => Promise<ControllerBinding | undefined>
+  /**
+   * the campaigns whose lease view holds a lease under this controller id (letter case aside)
+   * that has not expired at `nowMs` on the ledger's clock, whether or not the view is `known`: a
+   * lease last seen live may still be (docs/design.md#controller-bindings); in campaign id order
+   */
+  liveLeasesOf: (controllerId: string, nowMs: number) => Promise<string[]>
   /** the front door's send of this identity and message id, if any */
   getFrontSend: (identity: string, messageId: string) => Promise<FrontSend | undefined>
   /** inserts the send unless the identity already used the message id; answers the send in force */
@@ -277,6 +306,13 @@ export interface Ledger {
    * hash and task owner are kept as long as the request id (docs/design.md#request-ids-are-forever)
    */
   pruneFrontReadsBefore: (before: number, limit: number) => Promise<number>
+  /**
+   * this replica's last measurement of the remote's clock against the ledger's (remote minus
+   * ledger, ms), stamped with the ledger's own clock (docs/design.md#one-clock)
+   */
+  putRemoteClock: (instanceId: string, m: { lo: number; hi: number }) => Promise<void>
+  /** the freshest measurement any replica wrote no more than `maxAgeMs` ago on the ledger's clock, with its age */
+  freshRemoteClock: (maxAgeMs: number) => Promise<{ lo: number; hi: number; ageMs: number } | undefined>
   /** SQLite only: a consistent copy of the file, taken online (PostgreSQL has pg_dump) */
   backupTo?: (file: string) => Promise<void>
 

@@ -11,7 +11,7 @@ declare module 'fastify' {
   interface FastifyInstance { control: ControlPlane }
 }
 
-export default fp(async (app, opts: { now?: (() => number) | undefined; onStep?: ((step: MutationStep, requestId: string) => void) | undefined }) => {
+export default fp(async (app, opts: { now?: (() => number) | undefined; monotonic?: (() => number) | undefined; onStep?: ((step: MutationStep, requestId: string) => void) | undefined }) => {
   const { upstream: u, leaseSafetyMs } = app.gatewayConfig
   const control = createControlPlane({
     ledger: app.ledger,
@@ -25,6 +25,7 @@ export default fp(async (app, opts: { now?: (() => number) | undefined; onStep?:
     retentionMs: app.gatewayConfig.ledgerRetentionMs,
     instanceId: randomUUID(),
     now: opts.now,
+    monotonic: opts.monotonic,
     logger: (app.log as Logger).child({ component: 'control' }),
     onMutation: (operation, outcome) => app.metrics.mutations.inc({ operation, outcome }),
     onStep: opts.onStep,

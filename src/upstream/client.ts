@@ -38,7 +38,8 @@ export interface UpstreamClientOptions {
 }
 
 export type RpcResult =
-  | { ok: true; result: unknown; httpStatus: number }
+  /** `date`: the answer's `Date` (ms since the epoch), when the call asked for it (`withDate`) and it is valid */
+  | { ok: true; result: unknown; httpStatus: number; date?: number }
   | { ok: false; error: RpcErrorObject; httpStatus: number }
 
 export interface RpcCall {
@@ -54,6 +55,8 @@ export interface RpcCall {
   deadline?: number
   /** reserve the answer's bytes against the body budget while it is read and parsed (large answers: `tasks/get`) */
   budgeted?: boolean
+  /** a read whose answer's `Date` measures the remote's clock (a lease read: docs/design.md#one-clock) */
+  withDate?: boolean
 }
 
 export interface GetResult { status: number; body: Buffer; headers: Record<string, string | string[] | undefined> }
@@ -68,10 +71,22 @@ export interface UpstreamClient {
   close: () => Promise<void>
 }
 
-interface Exchange { status: number; body: Buffer; headers: Record<string, string | string[] | undefined> }
+interface Exchange { status: number; body: Buffer; headers: Record<string, string | string[] | undefined>; date?: number | undefined }
 /** a JSON-RPC exchange's headers: nothing reads them (rpcExchange) */
 const NO_HEADERS: Exchange['headers'] = Object.freeze({})
 const ACCEPT_JSON = Object.freeze({ accept: 'application/json' })
+
+/** the Date among raw response headers, in ms since the epoch, or undefined */
+function dateOf (raw: Buffer[]): number | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length === 4 && name.toString('latin1').toLowerCase() === 'date') {
+      const ms = Date.parse(raw[i + 1]!.toString('latin1'))
+      return Number.isFinite(ms) ? ms : undefined
+    }
+  }
+  return undefined
+}
 
 /** the Content-Length among raw response headers (name, value, name, value, …), or undefined */
 function contentLengthOf (raw: Buffer[]): number | undefined {
@@ -145,7 +160,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   }
 
   /** `headers` complete, the credential included (rpcHeaders, withAuth) */
-  type ExchangeRequest = { method: 'GET' | 'POST'; path: string; body?: string; headers: Record<string, string>; maxBytes: number; deadline: number; reset?: boolean; hold?: Hold }
+  type ExchangeRequest = { method: 'GET' | 'POST'; path: string; body?: string; headers: Record<string, string>; maxBytes: number; deadline: number; reset?: boolean; hold?: Hold; withDate?: boolean }
 
   /** an exchange on the read Pool, through the gate: discovery waits first, JSON-RPC reads feed the estimate */
   async function readExchange (req: ExchangeRequest, discovery: boolean): Promise<Exchange> {
@@ -231,6 +246,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     private abortWith: ((err?: Error) => void) | undefined = undefined
     private refused: UpstreamCallError | undefined = undefined
     private status = 0
+    private date: number | undefined = undefined
     private size = 0
     private readonly chunks: Buffer[] = []
 
@@ -252,6 +268,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
       // an informational answer comes before the real one
       if (statusCode < 200) return true
       this.status = statusCode
+      if (this.req.withDate === true) this.date = dateOf(rawHeaders)
       const refusedHead = headersRefusal(statusCode, contentLengthOf(rawHeaders), this.req)
       if (refusedHead !== undefined) this.refuse(refusedHead)
       return true
@@ -268,7 +285,7 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     onComplete (): void {
       this.unwatch()
       if (this.refused !== undefined) this.reject(this.refused)
-      else this.resolve({ status: this.status, body: this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size), headers: NO_HEADERS })
+      else this.resolve({ status: this.status, body: this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size), headers: NO_HEADERS, date: this.date })
     }
 
     onError (err: Error): void {
@@ -423,7 +440,10 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
     return await timed(call.op, () => withReadRetry(deadline, async () => {
       const hold: Hold | undefined = call.budgeted === true ? { bytes: 0 } : undefined
       try {
-        return parseRpc(await readExchange({ method: 'POST', path: rpcPath, body, headers, maxBytes, deadline, hold }, false), id, call.op)
+        const ex = await readExchange({ method: 'POST', path: rpcPath, body, headers, maxBytes, deadline, hold, withDate: call.withDate }, false)
+        const r = parseRpc(ex, id, call.op)
+        if (r.ok && ex.date !== undefined) r.date = ex.date
+        return r
       } finally {
         // held until parsed: the chunks, the string and the object graph all live until here
         if (hold !== undefined) budget.release(hold)

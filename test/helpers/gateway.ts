@@ -37,6 +37,8 @@ export interface GatewayOverrides {
   clock?: () => number
   /** the ledger's clock (docs/design.md#one-clock): SQLite's own, PostgreSQL's server clock shifted onto it; default `clock` for SQLite, the server's unshifted */
   ledgerClock?: () => number
+  /** this process's monotonic clock (docs/design.md#one-clock): default one that moves with `clock`; a test of wall-clock steps gives its own */
+  monotonic?: () => number
 }
 
 const token = (): string => `tok-${randomBytes(18).toString('base64url')}`
@@ -69,7 +71,7 @@ export async function startGateway (o: GatewayOverrides = {}): Promise<TestGatew
   const sink = new Writable({ write (chunk, _enc, cb) { logs.push(String(chunk)); cb() } })
   // no secrets handed to the scrubber: a leak must be absent at the source, and visible here if not
   const logger = createLogger({ level: 'trace', secrets: new Set(), destination: sink as unknown as pino.DestinationStream })
-  const gw = await startGatewayServer(loadConfig(env), { logger, clock: o.clock, ledgerClock: o.ledgerClock })
+  const gw = await startGatewayServer(loadConfig(env), { logger, clock: o.clock, ledgerClock: o.ledgerClock, monotonic: o.monotonic })
   try {
     onTestFinished(async () => { await gw.close() })
   } catch (err) {

@@ -3,7 +3,10 @@
 // claim even, only their subjects differ — never act on each other's lease. The first to mutate
 // binds the id; the other's intervene, cancel and release are 403 controller_conflict, counted,
 // with nothing sent to the remote; once an admin removes the binding the other may bind it, and
-// then the first is refused. A static caller's controller id in a JWT — in another letter case,
+// then the first is refused. A binding whose id holds a live lease on the ledger's clock stays
+// (409 controller_lease_held) unless the admin forces its removal; forced or not, the removal is
+// logged with the admin's identity and the binding's; an expired lease holds nothing. A static
+// caller's controller id in a JWT — in another letter case,
 // or made to look alike — is refused at the door. The same across two replicas sharing a PostgreSQL ledger (skipped,
 // saying so, without TEST_POSTGRES_URL). The admin routes' own refusals.
 import { describe, expect, onTestFinished } from 'vitest'
@@ -83,11 +86,33 @@ describe('one identity per controller id', () => {
     expect(listed.status).toBe(200)
     expect(listed.body.controllers).toEqual([{ controllerId: 'ctl-shared', identity: `jwt:${ISSUER}#alice-0001`, caller: 'jwt:ml-team', boundAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) }])
 
-    // removed in another letter case: one id
-    const removed = await call(`${p.gw.url}/v1/admin/controllers/CTL-Shared`, { method: 'DELETE', token: admin })
+    // alice's lease on camp-b is live: the binding stays unless forced, in any letter case
+    for (const id of ['ctl-shared', 'CTL-Shared']) {
+      const held = await call(`${p.gw.url}/v1/admin/controllers/${id}`, { method: 'DELETE', token: admin })
+      expect(held.status, JSON.stringify(held.body)).toBe(409)
+      expect(held.body.error).toMatchObject({ code: 'controller_lease_held', retryable: false, message: expect.stringContaining('camp-b') })
+      expect((await call(`${p.gw.url}/v1/admin/controllers/${id}?force=false`, { method: 'DELETE', token: admin })).status).toBe(409)
+    }
+    expect((await p.get(admin, '/v1/admin/controllers')).body.controllers).toMatchObject([{ controllerId: 'ctl-shared', identity: `jwt:${ISSUER}#alice-0001` }])
+    expect(p.gw.logs.join('')).not.toContain('controller-unbound')
+    expect((await call(`${p.gw.url}/v1/admin/controllers/ctl-shared?force=yes`, { method: 'DELETE', token: admin })).body.error.code).toBe('invalid_request')
+
+    // forced, and removed in another letter case: one id; the log names both identities, and the lease
+    const removed = await call(`${p.gw.url}/v1/admin/controllers/CTL-Shared?force=true`, { method: 'DELETE', token: admin })
     expect(removed.status, JSON.stringify(removed.body)).toBe(200)
     expect(removed.body).toEqual({ controllerId: 'CTL-Shared', removed: true })
-    expect(p.gw.logs.join('')).toMatch(/"event":"controller-unbound","controllerId":"CTL-Shared","by":"admin"/)
+    const line = JSON.parse(p.gw.logs.find((l) => l.includes('"event":"controller-unbound"'))!)
+    expect(line).toMatchObject({
+      level: 40,
+      controllerId: 'CTL-Shared',
+      by: 'admin',
+      byIdentity: 'static:admin',
+      boundIdentity: `jwt:${ISSUER}#alice-0001`,
+      boundCaller: 'jwt:ml-team',
+      forced: true,
+      liveLeases: ['camp-b'],
+      msg: 'controller binding removed while it held a live lease'
+    })
     expect((await call(`${p.gw.url}/v1/admin/controllers/ctl-shared`, { method: 'DELETE', token: admin })).body.error.code).toBe('not_found')
     expect((await p.get(admin, '/v1/admin/controllers')).body.controllers).toEqual([])
 
@@ -110,8 +135,42 @@ describe('one identity per controller id', () => {
     expect((await p.get(p.gw.tokens.reader, '/v1/admin/controllers')).status).toBe(403)
     for (const bad of ['-ctl', 'ctl%201', 'ctl%E2%80%8B1', '%EF%BD%83tl-1', `c${'x'.repeat(128)}`]) expect(await del(bad), bad).toEqual({ status: 400, code: 'invalid_request' })
     expect(await del('ctl-none')).toEqual({ status: 404, code: 'not_found' })
+    // a live lease does not make a missing binding exist, forced or not
+    expect(await del('ctl-none?force=true')).toEqual({ status: 404, code: 'not_found' })
     expect((await p.get(p.gw.tokens.admin, '/v1/admin/controllers?x=1')).status).toBe(400)
+    expect(await del('ctl-1?x=1')).toEqual({ status: 400, code: 'invalid_request' })
+    expect(await del('ctl-1')).toEqual({ status: 409, code: 'controller_lease_held' })
+    // a released lease holds nothing
+    const released = await p.post(p.gw.tokens.controller, '/v1/campaigns/camp-s/control/release', { requestId: rid('release') })
+    expect(released.status, JSON.stringify(released.body)).toBe(200)
     expect(await del('ctl-1')).toEqual({ status: 200, code: undefined })
+  })
+})
+
+describe('a binding whose controller id holds a lease', () => {
+  it('is kept while the lease is live on the ledger\'s clock, and removed without force once it has expired; logged with both identities', async ({ startControlPair }) => {
+    let shiftMs = 0
+    const p = await startControlPair({ clock: () => Date.now() + shiftMs })
+    const admin = p.gw.tokens.admin
+    const del = async (id: string): Promise<{ status: number; code: unknown }> => {
+      const r = await call(`${p.gw.url}/v1/admin/controllers/${id}`, { method: 'DELETE', token: admin })
+      return { status: r.status, code: r.body?.error?.code }
+    }
+    await claim(p, p.gw.tokens.controller, 'camp-x', 15)
+    await claim(p, p.gw.tokens.controller, 'camp-y', 15)
+    expect(await p.gw.app.ledger.liveLeasesOf('CTL-1', await p.gw.app.ledger.now())).toEqual(['camp-x', 'camp-y'])
+    expect(await del('ctl-1')).toEqual({ status: 409, code: 'controller_lease_held' })
+    expect((await p.get(admin, '/v1/admin/controllers')).body.controllers).toMatchObject([{ controllerId: 'ctl-1', identity: 'static:controller' }])
+
+    // the ledger's clock past both leases' end (the remote's clock reads them; the margin is the remote's to keep)
+    shiftMs = 20_000
+    expect(await p.gw.app.ledger.liveLeasesOf('ctl-1', await p.gw.app.ledger.now())).toEqual([])
+    expect(await del('Ctl-1')).toEqual({ status: 200, code: undefined })
+    expect((await p.get(admin, '/v1/admin/controllers')).body.controllers).toEqual([])
+    const line = JSON.parse(p.gw.logs.find((l) => l.includes('"event":"controller-unbound"'))!)
+    expect(line).toMatchObject({ level: 30, controllerId: 'Ctl-1', by: 'admin', byIdentity: 'static:admin', boundIdentity: 'static:controller', boundCaller: 'controller', forced: false, liveLeases: [], msg: 'controller binding removed' })
+    // nothing was sent for any of it: the remote still holds what it held
+    expect(p.calls('campaign/release_control')).toEqual([])
   })
 })
 
@@ -163,7 +222,9 @@ describe.skipIf(PG === undefined)('one identity per controller id, across replic
     await expectConflicts(b.gw.metricsUrl, 3)
     expect((await b.get(b.gw.tokens.admin, '/v1/admin/controllers')).body.controllers).toMatchObject([{ controllerId: 'ctl-shared', identity: `jwt:${ISSUER}#alice-0001` }])
 
-    expect((await call(`${b.gw.url}/v1/admin/controllers/ctl-shared`, { method: 'DELETE', token: b.gw.tokens.admin })).status).toBe(200)
+    // alice's lease, written to the shared ledger by replica A, holds the binding on replica B
+    expect((await call(`${b.gw.url}/v1/admin/controllers/ctl-shared`, { method: 'DELETE', token: b.gw.tokens.admin })).body.error.code).toBe('controller_lease_held')
+    expect((await call(`${b.gw.url}/v1/admin/controllers/ctl-shared?force=true`, { method: 'DELETE', token: b.gw.tokens.admin })).status).toBe(200)
     const iv = await b.post(bob, '/v1/campaigns/camp-r/interventions', { requestId: rid('iv'), intervention: { action: 'pause' } })
     expect(iv.status, JSON.stringify(iv.body)).toBe(200)
     await expectAllRefused(a, alice, 'camp-r')

@@ -1,6 +1,7 @@
 // `openoperator-gateway controllers list | remove` (src/cli/controllers-command.ts,
 // docs/design.md#controller-bindings), in this process against a real gateway over its socket:
-// the usage refusals, the table and --json, a removal in another letter case, an error answer's
+// the usage refusals, the table and --json, a removal in another letter case, a binding holding a
+// live lease kept (its code, a hint naming --force) and removed with --force, an error answer's
 // contract code and exit status, no answer — the token in none of the output. And against a
 // purpose-built server answering escape sequences and bidirectional controls: nothing of them
 // reaches the terminal.
@@ -30,7 +31,7 @@ describe('controllers', () => {
   it('refuses usage errors (exit 2) before any request; --help prints the usage', async () => {
     const help = await run(['--help'], {})
     expect([help.code, help.out.join('\n')]).toEqual([0, USAGE])
-    for (const c of ['controllers list [--json]', 'controllers remove <controllerId> [--json]', 'GATEWAY_TOKEN', 'DELETE /v1/admin/controllers/<controllerId>']) expect(USAGE, c).toContain(c)
+    for (const c of ['controllers list [--json]', 'controllers remove <controllerId> [--force] [--json]', 'controller_lease_held', 'GATEWAY_TOKEN', 'DELETE /v1/admin/controllers/<controllerId>']) expect(USAGE, c).toContain(c)
     const env = { GATEWAY_URL: 'http://127.0.0.1:9', GATEWAY_TOKEN: 'tok-env-0123456789abcdef' }
     const cases: Array<[string[], Record<string, string | undefined>, RegExp]> = [
       [['list', '--token', 'tok-in-argv-0123456789'], env, /--token is not accepted: set GATEWAY_TOKEN in the environment/],
@@ -38,6 +39,7 @@ describe('controllers', () => {
       [[], env, /needs list or remove/],
       [['purge'], env, /unknown subcommand purge/],
       [['list', 'extra'], env, /unexpected argument extra/],
+      [['list', '--force'], env, /--force goes with remove only/],
       [['remove'], env, /remove needs one <controllerId>/],
       [['remove', 'ctl 1'], env, /<controllerId> must be 1–128 ASCII characters/],
       [['remove', 'ctl\u200b-1'], env, /<controllerId> must be 1–128 ASCII characters/],
@@ -69,8 +71,17 @@ describe('controllers', () => {
     const json = await run(['list', '--json'], env)
     expect(JSON.parse(json.out.join(''))).toEqual({ controllers: [expect.objectContaining({ controllerId: 'ctl-1', identity: 'static:controller' }), expect.objectContaining({ controllerId: 'ctl-all' })] })
 
-    const removed = await run(['remove', 'CTL-1'], env)
-    expect([removed.code, removed.out]).toEqual([0, ['removed the binding of CTL-1: the next caller identity to use it in a mutation binds it']])
+    // ctl-1 holds the lease on camp-cli: kept, with what to do about it
+    const held = await run(['remove', 'CTL-1'], env)
+    expect([held.code, held.out]).toEqual([1, []])
+    expect(held.err).toEqual([
+      expect.stringMatching(/^controllers remove CTL-1: controller_lease_held \(HTTP 409\): The controller id holds a live lease \(camp-cli\)/),
+      expect.stringMatching(/^the binding stays: .*Release the lease or let it expire, or remove the binding anyway with --force$/)
+    ])
+    expect((await run(['list', '--json'], env)).out.join('')).toContain('"ctl-1"')
+    const removed = await run(['remove', 'CTL-1', '--force'], env)
+    expect([removed.code, removed.out]).toEqual([0, ['removed the binding of CTL-1 (forced): the next caller identity to use it in a mutation binds it']])
+    expect(p.gw.logs.join('')).toMatch(/"event":"controller-unbound","controllerId":"CTL-1","by":"admin","byIdentity":"static:admin","boundIdentity":"static:controller","boundCaller":"controller","forced":true,"liveLeases":\["camp-cli"\]/)
     const again = await run(['remove', 'ctl-1', '--json'], env)
     expect(again.code).toBe(1)
     expect(again.err).toEqual([expect.stringMatching(/^controllers remove ctl-1: not_found \(HTTP 404\): /), 'no binding holds this controller id (openoperator-gateway controllers list)'])

@@ -165,8 +165,10 @@ describe('the ambiguous-write runbook, followed', () => {
     // nothing recorded: still ambiguous, no failure counted
     expect((await p.get(p.gw.tokens.admin, '/v1/requests?state=ambiguous')).body.requests).toMatchObject([{ requestId: id, reconcileFailures: 0 }])
 
-    // step 4: wait Retry-After (the gateway's clock moves instead), then reconcile again
+    // step 4: wait Retry-After (the clocks move instead: the gateway's and the remote's, as time
+    // passes for both; the gateway's alone would be a skew, docs/design.md#one-clock), then reconcile again
     c.advance(wait * 1000)
+    p.sim.control.advanceClock(wait * 1000)
     const rec = await bin(p, p.gw.tokens.controller, ['reconcile', 'camp-rb2', id])
     expect(rec.code, rec.err).toBe(0)
     expect(rec.out).toContain(`request ${id} (intervene) of campaign camp-rb2: not_applied`)

@@ -3,8 +3,10 @@
 // compare-and-set outcome writes, at most one pending record per campaign and the insert checks
 // that serialise a campaign whoever holds which lock (docs/design.md#serialisation), deadlines
 // written and judged on the ledger's own clock (docs/design.md#one-clock), retention that keeps
-// every record (docs/design.md#request-ids-are-forever), controller bindings, leases whose
-// highest epoch never goes down, one bound task per campaign, and the per-campaign lock.
+// every record (docs/design.md#request-ids-are-forever), each record's owner identity apart from
+// its caller's name (docs/design.md#request-records), controller bindings, front-door sends and
+// the task an applied submission's write names for its sender (docs/design.md#front-door), leases
+// whose highest epoch never goes down, one bound task per campaign, and the per-campaign lock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { FrontSend, Ledger, MutationRecord, NewMutationRecord, Outcome, Resolution, StoredAnswer } from '../../src/ledger/types.js'
 import { appliedOutcome, insert, newId, pendingRecord } from './records.js'
@@ -91,6 +93,25 @@ export function ledgerContract (name: string, make: (clock: () => number) => Pro
         expect(await ledger.listByCampaign('camp-2')).toEqual([])
         // the other campaign did not move: an id already used is no mutation of it
         expect((await ledger.ticket('camp-2')).generation).toBe(0)
+      })
+
+      it('a record keeps its owner\'s identity apart from its caller\'s name: one name, two identities, two owners; a record written without one has none', async () => {
+        const alice = pendingRecord({ caller: 'jwt:ml-portal', identity: 'jwt:https://idp.test#alice-1' })
+        const mallory = pendingRecord({ campaignId: 'camp-2', caller: 'jwt:ml-portal', identity: 'jwt:https://idp.test#mallory-6', createdAt: 1_001 })
+        expect(await put(alice)).toBe('inserted')
+        expect(await put(mallory)).toBe('inserted')
+        expect((await ledger.get(alice.requestId))?.identity).toBe('jwt:https://idp.test#alice-1')
+        expect((await ledger.get(mallory.requestId))).toMatchObject({ caller: 'jwt:ml-portal', identity: 'jwt:https://idp.test#mallory-6' })
+        // every read of a record carries it, and an outcome leaves it
+        expect((await ledger.ticket('camp-1', { requestId: alice.requestId })).record?.identity).toBe(alice.identity)
+        expect((await ledger.ticket('camp-2')).blocker?.identity).toBe(mallory.identity)
+        expect((await ledger.listUnresolved({ limit: 10 })).map((r) => r.identity)).toEqual([alice.identity, mallory.identity])
+        expect(await ledger.recordOutcome(alice.requestId, appliedOutcome())).toBe(true)
+        expect((await ledger.listByCampaign('camp-1'))[0]?.identity).toBe(alice.identity)
+        expect((await ledger.exportRecords({ limit: 10 })).map((r) => r.identity)).toEqual([alice.identity, mallory.identity])
+        // written behind the ledger's back without an owner (an older gateway's row): none, not the name
+        await exec(rawPending('req-no-owner', 'camp-3'))
+        expect(await ledger.get('req-no-owner')).toMatchObject({ caller: 'mallory', identity: null })
       })
 
       it('recordOutcome is compare-and-set from pending', async () => {
@@ -669,13 +690,36 @@ export function ledgerContract (name: string, make: (clock: () => number) => Pro
         const ids = ['beta', 'Charlie', 'Alpha', 'ctl-z', 'ctla']
         for (const [i, id] of ids.entries()) await ledger.bindController(binding(id, `static:c${i}`, i))
         expect((await ledger.listControllerBindings()).map((b) => b.controllerId)).toEqual(['Alpha', 'beta', 'Charlie', 'ctl-z', 'ctla'])
-        expect(await ledger.removeControllerBinding('CHARLIE')).toBe(true)
-        expect(await ledger.removeControllerBinding('charlie')).toBe(false)
-        expect(await ledger.removeControllerBinding('no-such-controller')).toBe(false)
+        // the binding removed is answered, as it was bound: who held the id, for the audit line
+        expect(await ledger.removeControllerBinding('CHARLIE')).toEqual(binding('Charlie', 'static:c1', 1))
+        expect(await ledger.removeControllerBinding('charlie')).toBeUndefined()
+        expect(await ledger.removeControllerBinding('no-such-controller')).toBeUndefined()
         expect((await ledger.listControllerBindings()).map((b) => b.controllerId)).toEqual(['Alpha', 'beta', 'ctl-z', 'ctla'])
         // once removed, the id is free for whoever presents it next
         const next = binding('charlie', 'static:newcomer', 77)
         expect(await ledger.bindController(next)).toEqual(next)
+      })
+
+      it('liveLeasesOf: the campaigns whose lease under the id, letter case aside, outlives now on the ledger\'s clock, known or not', async () => {
+        // expiresAt is Unix seconds, now ms
+        await ledger.putLease('camp-b', { controllerId: 'Ctl-1', epoch: 2, expiresAt: 2_000 }, 1)
+        await ledger.putLease('camp-a', { controllerId: 'ctl-1', epoch: 1, expiresAt: 3_000 }, 1)
+        await ledger.putLease('camp-c', { controllerId: 'ctl-1', epoch: 1, expiresAt: 1_000 }, 1)
+        await ledger.putLease('camp-d', { controllerId: 'ctl-2', epoch: 1, expiresAt: 3_000 }, 1)
+        await ledger.putLease('camp-e', { controllerId: 'ctl-10', epoch: 1, expiresAt: 3_000 }, 1)
+        await ledger.putLease('camp-f', { controllerId: 'ctl-1', epoch: 1, expiresAt: 3_000 }, 1)
+        await ledger.putLease('camp-f', null, 2)
+        // a lease last seen live may still be: a view no longer known counts
+        await ledger.markLeaseUnknown('camp-b', 3)
+        expect(await ledger.liveLeasesOf('CTL-1', 1_500_000)).toEqual(['camp-a', 'camp-b'])
+        // at expiresAt the lease has ended
+        expect(await ledger.liveLeasesOf('ctl-1', 1_999_999)).toEqual(['camp-a', 'camp-b'])
+        expect(await ledger.liveLeasesOf('ctl-1', 2_000_000)).toEqual(['camp-a'])
+        expect(await ledger.liveLeasesOf('ctl-1', 3_000_000)).toEqual([])
+        expect(await ledger.liveLeasesOf('ctl-2', 1_500_000.5)).toEqual(['camp-d'])
+        expect(await ledger.liveLeasesOf('ctl', 0)).toEqual([])
+        await ledger.forgetAllLeases(4)
+        expect(await ledger.liveLeasesOf('ctl-1', 1_500_000)).toEqual(['camp-a', 'camp-b'])
       })
     })
 
@@ -744,6 +788,62 @@ export function ledgerContract (name: string, make: (clock: () => number) => Pro
         // settling a send that does not exist writes nothing
         await ledger.settleFrontSend('static:bob', 'msg-1', { taskId: 'task-9' })
         expect(await ledger.frontTaskOf('static:bob', 'task-9')).toBeUndefined()
+      })
+
+      it('an applied submission\'s outcome names its task on its sender\'s send of that message id, in the same write: the record\'s identity and campaign, a submission still without a task', async () => {
+        const alice = 'jwt:https://idp.test#alice-1'
+        const mallory = 'jwt:https://idp.test#mallory-6'
+        const r = pendingRecord({ operation: 'submit', caller: 'jwt:ml-portal', identity: alice, campaignId: 'camp-n' })
+        await ledger.putFrontSend(send({ identity: alice, messageId: r.requestId, caller: 'jwt:ml-portal', campaignId: 'camp-n' }))
+        // the same name, the same message id, another identity: the door records its send before the pipeline refuses it
+        await ledger.putFrontSend(send({ identity: mallory, messageId: r.requestId, caller: 'jwt:ml-portal', campaignId: 'camp-n' }))
+        expect(await put(r)).toBe('inserted')
+        expect(await ledger.recordOutcome(r.requestId, appliedOutcome(2_000, 'task-n'))).toBe(true)
+        expect(await ledger.frontTaskOf(alice, 'task-n')).toMatchObject({ messageId: r.requestId, taskId: 'task-n', campaignId: 'camp-n' })
+        expect(await ledger.frontTaskOf(mallory, 'task-n')).toBeUndefined()
+        expect((await ledger.getFrontSend(mallory, r.requestId))?.taskId).toBeNull()
+        // a lost compare-and-set names nothing
+        expect(await ledger.recordOutcome(r.requestId, appliedOutcome(3_000, 'task-other'))).toBe(false)
+        expect(await ledger.frontTaskOf(alice, 'task-other')).toBeUndefined()
+
+        // what names nothing: a refusal, a cancel's target, a read under the id, another campaign's send, a send already named
+        const cases: Array<[Partial<NewMutationRecord>, Partial<FrontSend>, Outcome]> = [
+          [{ operation: 'submit', campaignId: 'camp-n1' }, { campaignId: 'camp-n1' }, { ...nothingSent, taskId: null }],
+          [{ operation: 'cancel', campaignId: 'camp-n2' }, { campaignId: 'camp-n2' }, appliedOutcome(2_000, 'task-n2')],
+          [{ operation: 'submit', campaignId: 'camp-n3' }, { kind: 'read', campaignId: null }, appliedOutcome(2_000, 'task-n3')],
+          [{ operation: 'submit', campaignId: 'camp-n4' }, { campaignId: 'camp-elsewhere' }, appliedOutcome(2_000, 'task-n4')],
+          [{ operation: 'submit', campaignId: 'camp-n5' }, { campaignId: 'camp-n5', taskId: 'task-first' }, appliedOutcome(2_000, 'task-n5')]
+        ]
+        for (const [rec, front, outcome] of cases) {
+          const x = pendingRecord(rec)
+          await ledger.putFrontSend(send({ messageId: x.requestId, ...front }))
+          expect(await put(x)).toBe('inserted')
+          expect(await ledger.recordOutcome(x.requestId, outcome)).toBe(true)
+          expect((await ledger.getFrontSend('static:alice', x.requestId))?.taskId, JSON.stringify(rec)).toBe(front.taskId ?? null)
+        }
+        // a record of unknown owner (an older gateway's) is no sender's
+        await exec(rawPending('req-unowned', 'camp-n6').replace("'intervene'", "'submit'"))
+        await ledger.putFrontSend(send({ identity: 'static:mallory', messageId: 'req-unowned', campaignId: 'camp-n6' }))
+        expect(await ledger.recordOutcome('req-unowned', appliedOutcome(2_000, 'task-n6'))).toBe(true)
+        expect((await ledger.getFrontSend('static:mallory', 'req-unowned'))?.taskId).toBeNull()
+      })
+
+      it('a submission resolved applied with a task id names it likewise; resolved not applied, or applied without its task id, names nothing', async () => {
+        const settle = async (campaignId: string, to: 'applied' | 'not_applied', taskId: string | null): Promise<string> => {
+          const id = await ambiguous({ operation: 'submit', campaignId })
+          await ledger.putFrontSend(send({ messageId: id, campaignId }))
+          expect((await ledger.getFrontSend('static:alice', id))?.taskId).toBeNull()
+          expect(await ledger.resolve(id, to, resolution({ by: 'someone-else' }), taskId, resolvedAnswer)).toBe(true)
+          return id
+        }
+        const named = await settle('camp-r1', 'applied', 'task-r')
+        // the record's own sender, whoever reconciled it
+        expect(await ledger.frontTaskOf('static:alice', 'task-r')).toMatchObject({ messageId: named, campaignId: 'camp-r1' })
+        expect(await ledger.frontTaskOf('static:someone-else', 'task-r')).toBeUndefined()
+        const refused = await settle('camp-r2', 'not_applied', null)
+        expect((await ledger.getFrontSend('static:alice', refused))?.taskId).toBeNull()
+        const unknown = await settle('camp-r3', 'applied', null)
+        expect((await ledger.getFrontSend('static:alice', unknown))?.taskId).toBeNull()
       })
 
       it('pruneFrontReadsBefore deletes old reads with their answers, in batches; never a submission, never a recent read', async () => {

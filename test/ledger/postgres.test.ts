@@ -1,11 +1,11 @@
 // The PostgreSQL ledger (docs/design.md#ledger): the shared contract on a schema of its own per
 // test, its clock the server's shifted onto the test's, then what only PostgreSQL has —
 // migrations under an advisory lock (two starting at once; an older database's extra pending
-// records turned ambiguous by migration 3), a database newer than the gateway refused, the
-// server's clock, two replicas racing to insert on one campaign (the store serialises them), a
-// campaign lock whose session is killed (the next insert on a ticket read under it is moved), the
-// campaign lock across pools (replicas), and a pool that loses every connection
-// (pg_terminate_backend) and recovers by itself.
+// records turned ambiguous by migration 3, its records' owners by migration 6), a database newer
+// than the gateway refused, the server's clock, two replicas racing to insert on one campaign (the
+// store serialises them), a campaign lock whose session is killed (the next insert on a ticket
+// read under it is moved), the campaign lock across pools (replicas), and a pool that loses every
+// connection (pg_terminate_backend) and recovers by itself.
 // Skipped, saying so, without TEST_POSTGRES_URL (.ci/run sets it).
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -166,6 +166,39 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger', () => {
           expect((await again.ticket('camp-m')).generation).toBe(4)
         } finally {
           await again.close()
+        }
+      } finally {
+        await pool.end()
+      }
+    })
+
+    it('a database at version 5: migration 6 gives a static caller\'s records their owner, a JWT caller\'s none (docs/design.md#request-records)', async () => {
+      const u = await fresh()
+      const pool = new pg.Pool({ connectionString: u })
+      try {
+        expect(await migrate(pool, ambiguousAnswer, migrations.slice(0, 5))).toEqual({ from: 0, to: 5 })
+        const row = async (id: string, caller: string, state: string, at: number): Promise<void> => {
+          await pool.query(`INSERT INTO mutation_records (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner,
+            deadline, created_at, state, updated_at, answer) VALUES ($1, 'camp-i', $2, 'intervene', $3, '{"a":1}', 3, 'gw-old', 99000, $4, $5, $4, $6)`,
+          [id, caller, 'h'.repeat(64), at, state, state === 'ambiguous' ? JSON.stringify(ambiguousAnswer('camp-i', id)) : '{"httpStatus":200,"body":{"accepted":true}}'])
+        }
+        await row('own-applied', 'alice', 'applied', 1_000)
+        await row('own-ambiguous', 'alice', 'ambiguous', 2_000)
+        await row('jwt-applied', 'jwt:ml-portal', 'applied', 3_000)
+        await row('jwt-upper', 'JWT:ml-portal', 'applied', 4_000)
+        const l = await createPostgresLedger({ ambiguousAnswer, url: u })
+        try {
+          expect((await pool.query('SELECT version FROM ledger_schema')).rows).toEqual([{ version: migrations.length }])
+          expect(await l.get('own-applied')).toMatchObject({ caller: 'alice', identity: 'static:alice', state: 'applied', params: { a: 1 } })
+          expect((await l.get('own-ambiguous'))?.identity).toBe('static:alice')
+          expect(await l.get('jwt-applied')).toMatchObject({ caller: 'jwt:ml-portal', identity: null })
+          expect((await l.get('jwt-upper'))?.identity).toBeNull()
+          // new records carry their writer's identity from then on
+          const r = pendingRecord({ campaignId: 'camp-j', caller: 'jwt:ml-portal', identity: 'jwt:https://idp.test#u-1' })
+          expect(await insert(l, r)).toBe('inserted')
+          expect((await l.get(r.requestId))?.identity).toBe('jwt:https://idp.test#u-1')
+        } finally {
+          await l.close()
         }
       } finally {
         await pool.end()

@@ -11,6 +11,7 @@ export function pendingRecord (o: Partial<NewMutationRecord> = {}): NewMutationR
     requestId: newId(),
     campaignId: 'camp-1',
     caller: 'alice',
+    identity: 'static:alice',
     operation: 'intervene',
     paramsHash: 'a'.repeat(64),
     params: { intervention: { kind: 'pause', note: 'ünïcode ✓', values: [1, 2.5, null, true] } },

@@ -1,7 +1,7 @@
 // The SQLite ledger (docs/design.md#ledger): the shared contract on a temp file and in memory,
 // then what only SQLite has — the pragmas, migrations (an older file's extra pending records
-// turned ambiguous by migration 3), durability across reopen and a killed process, one owner per
-// file across two processes, and the size of a large file.
+// turned ambiguous by migration 3, its records' owners by migration 6), durability across reopen
+// and a killed process, one owner per file across two processes, and the size of a large file.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
@@ -17,6 +17,9 @@ import { migrate, migrations } from '../../src/ledger/sqlite/migrations.js'
 import { ledgerContract, type LedgerHarness } from './contract.js'
 import { appliedOutcome, insert, pendingRecord } from './records.js'
 import { ambiguousAnswer } from '../../src/control/ambiguous-answer.js'
+import { priorUse } from '../../src/control/pipeline.js'
+import { requestView } from '../../src/control/views.js'
+import type { Caller } from '../../schemas/callers.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-test-'))
 afterAll(() => { rmSync(dir, { recursive: true, force: true }) })
@@ -89,7 +92,7 @@ describe('sqlite file', () => {
     const db = sqliteDatabaseOf(ledger)!
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length)
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()
-    expect(tables).toEqual(['bound_tasks', 'campaign_generations', 'campaign_leases', 'controller_bindings', 'front_sends', 'mutation_records'])
+    expect(tables).toEqual(['bound_tasks', 'campaign_generations', 'campaign_leases', 'controller_bindings', 'front_sends', 'mutation_records', 'remote_clock'])
     expect(migrate(db, ambiguousAnswer)).toEqual({ from: migrations.length, to: migrations.length })
     await ledger.close()
   })
@@ -171,6 +174,38 @@ describe('sqlite file', () => {
     expect(await again.exportRecords({ limit: 100 })).toEqual(after)
     expect((await again.ticket('camp-m')).generation).toBe(4)
     await again.close()
+  })
+
+  it('a file at version 5: migration 6 gives a static caller\'s records their owner, a JWT caller\'s none (docs/design.md#request-records)', async () => {
+    const path = tempPath()
+    const old = new Database(path)
+    expect(migrate(old, ambiguousAnswer, migrations.slice(0, 5))).toEqual({ from: 0, to: 5 })
+    const put = old.prepare(`INSERT INTO mutation_records (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner,
+      deadline, created_at, state, updated_at, answer)
+      VALUES (@id, 'camp-i', @caller, 'intervene', @hash, '{"a":1}', 3, 'gw-old', 99000, @at, @state, @at, @answer)`)
+    const answer = '{"httpStatus":200,"body":{"accepted":true}}'
+    put.run({ id: 'own-applied', caller: 'alice', hash: 'h'.repeat(64), at: 1_000, state: 'applied', answer })
+    put.run({ id: 'own-ambiguous', caller: 'alice', hash: 'h'.repeat(64), at: 2_000, state: 'ambiguous', answer: JSON.stringify(ambiguousAnswer('camp-i', 'own-ambiguous')) })
+    put.run({ id: 'jwt-applied', caller: 'jwt:ml-portal', hash: 'h'.repeat(64), at: 3_000, state: 'applied', answer })
+    put.run({ id: 'jwt-upper', caller: 'JWT:ml-portal', hash: 'h'.repeat(64), at: 4_000, state: 'applied', answer })
+    old.close()
+
+    const ledger = createSqliteLedger({ ambiguousAnswer, path })
+    expect(sqliteDatabaseOf(ledger)!.pragma('user_version', { simple: true })).toBe(migrations.length)
+    expect(await ledger.get('own-applied')).toMatchObject({ caller: 'alice', identity: 'static:alice', state: 'applied', params: { a: 1 } })
+    expect((await ledger.get('own-ambiguous'))?.identity).toBe('static:alice')
+    expect(await ledger.get('jwt-applied')).toMatchObject({ caller: 'jwt:ml-portal', identity: null })
+    expect((await ledger.get('jwt-upper'))?.identity).toBeNull()
+    // what that means to the control plane: alice's record is still hers to replay and see whole;
+    // the JWT caller's has no owner any caller can be (docs/design.md#request-records)
+    const alice: Caller = { name: 'alice', tokenSha256: 'a'.repeat(64), scopes: ['read', 'control'], controllerId: 'ctl-a' }
+    const portal: Caller = { name: 'jwt:ml-portal', identity: 'jwt:https://idp.test#u-1', tokenSha256: 'b'.repeat(64), scopes: ['read', 'control'], controllerId: 'ctl-p' }
+    expect(priorUse(await ledger.get('own-applied'), alice, 'h'.repeat(64))).toEqual({ httpStatus: 200, body: { accepted: true }, replayed: true })
+    expect(requestView((await ledger.get('own-applied'))!, alice).params).toEqual({ a: 1 })
+    const unowned = await ledger.get('jwt-applied')
+    expect(() => priorUse(unowned, portal, 'h'.repeat(64))).toThrow(expect.objectContaining({ code: 'idempotency_key_conflict' }))
+    expect(requestView(unowned!, portal).params).toBeUndefined()
+    await ledger.close()
   })
 
   it('the ledger\'s clock is this process\'s unless given', async () => {

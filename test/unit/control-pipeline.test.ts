@@ -14,6 +14,7 @@ import { createLeaseKeeper, type LeaseKeeper } from '../../src/control/leases.js
 import { createClockWatch } from '../../src/control/clocks.js'
 import { createPipeline, parseBody, priorUse, type MutationAnswer, type MutationRequest } from '../../src/control/pipeline.js'
 import { constraintsEnvelope, paramsHash } from '../../src/control/rules.js'
+import { requestView } from '../../src/control/views.js'
 import { UpstreamCallError } from '../../src/upstream/errors.js'
 import { CONTROL_METHODS, controlCard, createFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
 import { ambiguousAnswer } from '../../src/control/ambiguous-answer.js'
@@ -66,6 +67,11 @@ async function rig (o: { controlEnabled?: boolean; card?: unknown; lockWaitMs?: 
   const discovery = createDiscovery({ client: fake, origin: 'https://remote.test', basePath: '/a2a', cardMaxBytes: 1 << 20, controlEnabled: o.controlEnabled ?? true, intervalMs: 60_000, logger })
   await discovery.refresh()
   const leases = createLeaseKeeper({ ledger, client: fake, discovery, leaseSafetyMs: LEASE_SAFETY_MS, readTimeoutMs: 1_000, now })
+  // the rig's clock moving is time passing (its monotonic clock is the same); the remote's clock
+  // is measured once, exactly as a Date of this instant would (docs/design.md#one-clock): within
+  // [0, 1 s] of the rig's, an allowance of 1 s beyond the safety margin
+  const clocks = createClockWatch({ now, monotonic: now, ledgerNow: async () => await ledger.now(), marginMs: LEASE_SAFETY_MS })
+  clocks.observeDate(now(), now(), now())
   const mutate = createPipeline({
     ledger,
     client: fake,
@@ -79,7 +85,7 @@ async function rig (o: { controlEnabled?: boolean; card?: unknown; lockWaitMs?: 
     lockWaitMs: o.lockWaitMs ?? 2_000,
     logger,
     now,
-    clocks: createClockWatch({ now, ledgerNow: async () => await ledger.now(), marginMs: LEASE_SAFETY_MS })
+    clocks
   })
   return { ledger, fake, discovery, leases, mutate, clock }
 }
@@ -126,7 +132,7 @@ async function knownLease (r: Rig, campaignId: string, controllerId: string, epo
 async function unresolvedRecord (r: Rig, campaignId: string, state: 'ambiguous' | 'pending'): Promise<string> {
   const requestId = rid('open')
   // a deadline already past on the ledger's clock (the rig's), so expiry may take it at once
-  await r.ledger.insertPending({ requestId, campaignId, caller: 'alice', operation: 'intervene', paramsHash: 'f'.repeat(64), params: {}, controllerEpoch: 1, owner: 'gw-other', waitMs: -1, createdAt: T0 }, await r.ledger.ticket(campaignId))
+  await r.ledger.insertPending({ requestId, campaignId, caller: 'alice', identity: 'static:alice', operation: 'intervene', paramsHash: 'f'.repeat(64), params: {}, controllerEpoch: 1, owner: 'gw-other', waitMs: -1, createdAt: T0 }, await r.ledger.ticket(campaignId))
   if (state === 'ambiguous') expect(await r.ledger.expirePending(T0 + 2)).toEqual([requestId])
   return requestId
 }
@@ -243,6 +249,7 @@ describe('step 3: priorUse', () => {
     requestId: 'req-prior001',
     campaignId: C1,
     caller: 'alice',
+    identity: 'static:alice',
     operation: 'claim',
     paramsHash: 'h1',
     params: {},
@@ -263,12 +270,32 @@ describe('step 3: priorUse', () => {
 
   it('as a pure step: conflict before mismatch before in-flight before replay', () => {
     expect(priorUse(undefined, alice, 'h1')).toBeUndefined()
-    const conflict = refusalSync(() => priorUse(record({ caller: 'bob', state: 'pending', answer: null }), alice, 'other'))
+    const conflict = refusalSync(() => priorUse(record({ caller: 'bob', identity: 'static:bob', state: 'pending', answer: null }), alice, 'other'))
     expect(conflict.code).toBe('idempotency_key_conflict')
     expect(conflict.toBody().error.requestId).toBeUndefined()
     expect(refusalSync(() => priorUse(record({ state: 'pending', answer: null }), alice, 'other')).code).toBe('idempotency_key_mismatch')
     expect(refusalSync(() => priorUse(record({ state: 'pending', answer: null }), alice, 'h1')).code).toBe('request_in_flight')
     expect(priorUse(record({}), alice, 'h1')).toEqual({ httpStatus: 200, body: { ok: 1 }, replayed: true })
+  })
+
+  it('as a pure step: the owner is the identity, never the name (docs/design.md#request-records)', () => {
+    const jwt = (sub: string): Caller => ({ name: 'jwt:ml-portal', identity: `jwt:https://idp.test#${sub}`, tokenSha256: 'c'.repeat(64), scopes: ['control'], controllerId: `ctl-${sub}` })
+    const hers = record({ caller: 'jwt:ml-portal', identity: 'jwt:https://idp.test#alice' })
+    expect(priorUse(hers, jwt('alice'), 'h1')).toMatchObject({ replayed: true })
+    // one name, another subject: the conflict, even with the very same params
+    expect(refusalSync(() => priorUse(hers, jwt('mallory'), 'h1')).code).toBe('idempotency_key_conflict')
+    // a static caller whose name reads like the identity's is no JWT caller
+    expect(refusalSync(() => priorUse(record({ identity: 'static:alice' }), jwt('alice'), 'h1')).code).toBe('idempotency_key_conflict')
+    // a record of unknown owner (a JWT caller's from before migration 6) is no caller's, its writer's name included
+    const unowned = record({ caller: 'jwt:ml-portal', identity: null })
+    for (const c of [jwt('alice'), jwt('mallory'), { ...alice, name: 'jwt:ml-portal' }]) {
+      expect(refusalSync(() => priorUse(unowned, c, 'h1')).code).toBe('idempotency_key_conflict')
+    }
+    // what a record shows follows the same owner: the details to its identity or an admin alone
+    expect(requestView(hers, jwt('alice')).params).toEqual({})
+    expect(requestView(hers, jwt('mallory'))).toEqual({ requestId: hers.requestId, operation: 'claim', state: 'applied', caller: 'jwt:ml-portal', createdAt: expect.any(String), updatedAt: expect.any(String) })
+    expect(requestView(unowned, jwt('alice')).params).toBeUndefined()
+    expect(requestView(unowned, { ...jwt('alice'), scopes: ['read', 'admin'] }).params).toEqual({})
   })
 
   it('another caller\'s id is 409 idempotency_key_conflict, even with other params, showing nothing of theirs', async () => {
@@ -310,7 +337,7 @@ describe('step 3: priorUse', () => {
   it('a pending record with the same params is 409 request_in_flight, nothing sent', async () => {
     const r = await rig()
     const id = rid()
-    await r.ledger.insertPending({ requestId: id, campaignId: C1, caller: 'alice', operation: 'claim', paramsHash: paramsHash('claim', C1, { ttlSeconds: 60 }), params: {}, controllerEpoch: null, owner: INSTANCE, waitMs: 40_000, createdAt: T0 }, await r.ledger.ticket(C1))
+    await r.ledger.insertPending({ requestId: id, campaignId: C1, caller: 'alice', identity: 'static:alice', operation: 'claim', paramsHash: paramsHash('claim', C1, { ttlSeconds: 60 }), params: {}, controllerEpoch: null, owner: INSTANCE, waitMs: 40_000, createdAt: T0 }, await r.ledger.ticket(C1))
     const err = await refusal(r.mutate(req('claim', { requestId: id, ttlSeconds: 60 })))
     expect(err.code).toBe('request_in_flight')
     expect(err.requestId).toBe(id)
@@ -336,7 +363,7 @@ describe('step 3: priorUse', () => {
     const done = rid('done')
     const first = await controller.mutate(req('claim', { requestId: done, ttlSeconds: 60 }))
     const inFlight = rid('flight')
-    await controller.ledger.insertPending({ requestId: inFlight, campaignId: C2, caller: 'alice', operation: 'claim', paramsHash: paramsHash('claim', C2, { ttlSeconds: 60 }), params: {}, controllerEpoch: null, owner: INSTANCE, waitMs: 40_000, createdAt: T0 }, await controller.ledger.ticket(C2))
+    await controller.ledger.insertPending({ requestId: inFlight, campaignId: C2, caller: 'alice', identity: 'static:alice', operation: 'claim', paramsHash: paramsHash('claim', C2, { ttlSeconds: 60 }), params: {}, controllerEpoch: null, owner: INSTANCE, waitMs: 40_000, createdAt: T0 }, await controller.ledger.ticket(C2))
 
     const observer = await rig({ controlEnabled: false, ledger: controller.ledger })
     expect(observer.discovery.snapshot().mode).toBe('observer')
@@ -588,6 +615,7 @@ describe('step 8: pending before the send, the send, the outcome', () => {
       requestId: id,
       campaignId: C1,
       caller: 'alice',
+      identity: 'static:alice',
       operation: 'intervene',
       paramsHash: paramsHash('intervene', C1, { intervention: { pause: true } }),
       params: { requestId: id, intervention: { pause: true } },

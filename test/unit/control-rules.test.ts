@@ -48,6 +48,23 @@ describe('body rules', () => {
     expect(codeOf(() => checkBodyRules({ requestId: 'req-00000001', intervention: { pause: true, reason: 'constraints are fine as a value' } }))).toBeUndefined()
   })
 
+  it('lets the one reserved key its caller writes stand in its one object, exactly as spelt, and nowhere else (the front door\'s submission)', () => {
+    const metadata = { argus_supervisor: { campaign_id: 'camp-1' } }
+    const own = { holder: metadata, key: 'argus_supervisor' }
+    expect(codeOf(() => checkBodyRules({ message: { metadata } }, own))).toBeUndefined()
+    expect(codeOf(() => checkBodyRules({ message: { metadata, extra: { argus_supervisor: {} } } }, own))).toBe('reserved_field')
+    expect(codeOf(() => checkBodyRules({ message: { metadata: { Argus_Supervisor: {} } } }, { holder: metadata, key: 'argus_supervisor' }))).toBe('reserved_field')
+    const spelt = { Argus_Supervisor: {} }
+    expect(codeOf(() => checkBodyRules({ message: { metadata: spelt } }, { holder: spelt, key: 'argus_supervisor' }))).toBe('reserved_field')
+    // it exempts that key alone: whatever the object holds besides, and beneath, is checked
+    const besides = { ...metadata, controller_id: 'x' }
+    expect(codeOf(() => checkBodyRules({ message: { metadata: besides } }, { holder: besides, key: 'argus_supervisor' }))).toBe('reserved_field')
+    const withOther = { argus_supervisor: { controllerId: 'x' } }
+    expect(codeOf(() => checkBodyRules({ message: { metadata: withOther } }, { holder: withOther, key: 'argus_supervisor' }))).toBe('reserved_field')
+    const withConstraints = { argus_supervisor: { constraints: {} } }
+    expect(codeOf(() => checkBodyRules({ message: { metadata: withConstraints } }, { holder: withConstraints, key: 'argus_supervisor' }))).toBe('constraints_not_relaxable')
+  })
+
   it('finds a planted constraints key anywhere in any generated body', () => {
     const key = fc.constantFrom('constraints', 'Constraints', 'CONSTRAINTS', 'conStraints')
     const json = fc.jsonValue({ maxDepth: 4 })

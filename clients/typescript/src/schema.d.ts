@@ -437,7 +437,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a controller id's binding, in any letter case
-         * @description Needs the `admin` scope. Ledger only. The next caller identity to use the id in a mutation binds it. Leases the remote holds under the id are untouched.
+         * @description Needs the `admin` scope. Ledger only. The next caller identity to use the id in a mutation binds it. While the ledger's lease view shows a lease under the id that has not expired on the ledger's clock (known or not: a lease last seen live may still be), the binding stays: 409 `controller_lease_held`, unless `force=true`. Leases the remote holds under the id are untouched either way; the removal is logged with the admin's identity and the binding's.
          */
         delete: operations["removeControllerBinding"];
         options?: never;
@@ -1270,6 +1270,20 @@ export interface components {
                     error: components["schemas"]["ErrorDetail"] & {
                         /** @enum {string} */
                         code: "ambiguous_write";
+                    };
+                };
+            };
+        };
+        /** @description - `controller_lease_held`: The controller id holds a live lease; its binding stays unless the removal is forced (force=true). */
+        ControllerLeaseHeld: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["ErrorDetail"] & {
+                        /** @enum {string} */
+                        code: "controller_lease_held";
                     };
                 };
             };
@@ -3699,7 +3713,10 @@ export interface operations {
     };
     removeControllerBinding: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true` removes the binding even while the id holds a live lease (otherwise 409 controller_lease_held); the log line says it was forced. */
+                force?: "true" | "false";
+            };
             header?: never;
             path: {
                 controllerId: string;
@@ -3726,6 +3743,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["ControllerLeaseHeld"];
             414: components["responses"]["UriTooLong"];
             417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["RateLimited"];

@@ -131,6 +131,25 @@ export const migrations: readonly Migration[] = [
   // 5 (docs/api.md#a2a-front-door): retention finds the front door's old reads without a scan
   `
   CREATE INDEX front_sends_reads ON front_sends (created_at) WHERE kind = 'read';
+  `,
+  // 6 (docs/design.md#request-records): each record's owner is an identity, never its caller's
+  // name. A static caller's records keep their meaning (`static:<name>`: static names never start
+  // with `jwt:`, in any letter case); a JWT caller's written before this carry no subject, so
+  // their owner stays unknown (NULL, which no caller's identity equals)
+  `
+  ALTER TABLE mutation_records ADD COLUMN identity TEXT;
+  UPDATE mutation_records SET identity = 'static:' || caller WHERE lower(substr(caller, 1, 4)) <> 'jwt:';
+  `,
+  // 7 (docs/design.md#one-clock): each replica's last measurement of the remote's clock against
+  // the ledger's (remote minus ledger, ms), stamped with the server's clock: a replica with no
+  // measurement of its own uses one no older than 30 s
+  `
+  CREATE TABLE remote_clock (
+    instance_id TEXT PRIMARY KEY,
+    lo_ms BIGINT NOT NULL,
+    hi_ms BIGINT NOT NULL,
+    measured_at BIGINT NOT NULL
+  );
   `
 ]
 

@@ -70,8 +70,8 @@ const serialisedStatement = (existsFirst: boolean, write: string): string => `WI
 // the hot path's statements, built once: a text built per call is also hashed per call to find its name
 // the deadline on the server's clock, read in the insert itself (docs/design.md#one-clock)
 const INSERT_PENDING = serialisedStatement(true, `INSERT INTO mutation_records
-    (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
-    SELECT $4, $1, $5, $6, $7, $8, $9::bigint, $10, ${nowMs('$13')} + $11::bigint, $12::bigint, 'pending', $12::bigint
+    (request_id, campaign_id, caller, identity, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
+    SELECT $4, $1, $5, $14, $6, $7, $8, $9::bigint, $10, ${nowMs('$13')} + $11::bigint, $12::bigint, 'pending', $12::bigint
     WHERE (SELECT refused FROM verdict) IS NULL
     ON CONFLICT (request_id) DO NOTHING RETURNING 1`)
 // only a record that provably never left (upstream_unavailable is written for nothing sent alone)
@@ -81,6 +81,28 @@ const RETRY_UNSENT = serialisedStatement(false, `UPDATE mutation_records
     WHERE request_id = $4 AND state = 'rejected' AND outcome_code = 'upstream_unavailable' AND (SELECT refused FROM verdict) IS NULL
     RETURNING 1`)
 const RECORD_BY_ID = `SELECT ${RECORD_COLUMNS} FROM mutation_records WHERE request_id = $1`
+/**
+ * An outcome or resolution write ($1 the request id; `write` an UPDATE of the record that returns
+ * its row when it won) and, in the same statement, the task of an applied submission named on its
+ * sender's front-door send (docs/design.md#front-door): the record's own identity, campaign and
+ * task, found by the send's key. One statement is one transaction, so the two commit together.
+ */
+const namingFrontTask = (write: string): string => `WITH won AS (${write}
+    RETURNING identity, campaign_id, operation, state, task_id
+  ), named AS (
+    UPDATE front_sends SET task_id = won.task_id FROM won
+    WHERE won.operation = 'submit' AND won.state = 'applied' AND won.task_id IS NOT NULL
+      AND front_sends.identity = won.identity AND front_sends.message_id = $1 AND front_sends.kind = 'submit'
+      AND front_sends.campaign_id = won.campaign_id AND front_sends.task_id IS NULL
+  )
+  SELECT count(*)::int AS n FROM won`
+const RECORD_OUTCOME = namingFrontTask(`UPDATE mutation_records
+    SET state = $2, answer = $3, outcome_code = $4, task_id = $5, updated_at = $6
+    WHERE request_id = $1 AND state = 'pending'`)
+// outcome_code stays 'ambiguous_write': it says how the send ended, the answer what replays
+const RESOLVE = namingFrontTask(`UPDATE mutation_records
+    SET state = $2, answer = $3, resolution = $4, task_id = coalesce($5, task_id), updated_at = $6
+    WHERE request_id = $1 AND state = 'ambiguous'`)
 const LEASE_COLUMNS = 'campaign_id, known, controller_id, epoch, expires_at, max_epoch_seen, updated_at'
 // one statement, so one snapshot: the generation and the oldest unresolved record as of one
 // moment — and, when asked ($2 a request id, $3 true), that id's record and the lease view, each
@@ -268,7 +290,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
       return ticket
     },
     insertPending: async (r, ticket, o = {}) => await serialised(ticket, o.fence === true, r.requestId, INSERT_PENDING,
-      [r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.waitMs, r.createdAt, shift()]),
+      [r.caller, r.operation, r.paramsHash, toJson(r.params), r.controllerEpoch, r.owner, r.waitMs, r.createdAt, shift(), r.identity]),
     retryUnsent: async (requestId, r, ticket) => await serialised(ticket, false, requestId, RETRY_UNSENT,
       [r.owner, r.waitMs, r.controllerEpoch, r.at, shift(), toJson(r.params)]),
     get: async (requestId) => {
@@ -291,15 +313,10 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         AND (created_at > $2 OR (created_at = $2 AND request_id COLLATE "C" > $3))
       ORDER BY created_at, request_id COLLATE "C" LIMIT $4`,
     [o.state ?? null, o.after?.createdAt ?? Number.MIN_SAFE_INTEGER, o.after?.requestId ?? '', o.limit])).rows.map(toRecord),
-    recordOutcome: async (requestId, o) => (await q(`UPDATE mutation_records
-      SET state = $2, answer = $3, outcome_code = $4, task_id = $5, updated_at = $6
-      WHERE request_id = $1 AND state = 'pending'`,
-    [requestId, o.state, toJson(o.answer), o.outcomeCode, o.taskId, o.at])).rowCount === 1,
-    // outcome_code stays 'ambiguous_write': it says how the send ended, the answer what replays
-    resolve: async (requestId, to, r, taskId, answer) => (await q(`UPDATE mutation_records
-      SET state = $2, answer = $3, resolution = $4, task_id = coalesce($5, task_id), updated_at = $6
-      WHERE request_id = $1 AND state = 'ambiguous'`,
-    [requestId, to, toJson(answer), toJson(r), taskId, r.at])).rowCount === 1,
+    recordOutcome: async (requestId, o) =>
+      (await one<{ n: number }>(RECORD_OUTCOME, [requestId, o.state, toJson(o.answer), o.outcomeCode, o.taskId, o.at]))?.n === 1,
+    resolve: async (requestId, to, r, taskId, answer) =>
+      (await one<{ n: number }>(RESOLVE, [requestId, to, toJson(answer), toJson(r), taskId, r.at]))?.n === 1,
     noteReconcileFailure: async (requestId, at) => {
       await q('UPDATE mutation_records SET reconcile_failures = reconcile_failures + 1, last_reconcile_failure_at = $2 WHERE request_id = $1', [requestId, at])
     },
@@ -353,10 +370,26 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         WHERE pruned_at IS NULL AND state IN ('applied', 'rejected', 'not_applied') AND updated_at < $1
         LIMIT $2)`, [before, limit, at])).rowCount ?? 0,
     countRecords: async () => (await one<{ n: number }>('SELECT count(*)::int AS n FROM mutation_records'))?.n ?? 0,
+    putRemoteClock: async (instanceId, m) => {
+      await q(`INSERT INTO remote_clock (instance_id, lo_ms, hi_ms, measured_at) VALUES ($1, $2::bigint, $3::bigint, ${nowMs('$4')})
+        ON CONFLICT (instance_id) DO UPDATE SET lo_ms = excluded.lo_ms, hi_ms = excluded.hi_ms, measured_at = excluded.measured_at`, [instanceId, Math.floor(m.lo), Math.ceil(m.hi), shift()])
+    },
+    freshRemoteClock: async (maxAgeMs) => {
+      const row = await one<{ lo: string; hi: string; age: string }>(`SELECT lo_ms AS lo, hi_ms AS hi, ${nowMs('$1')} - measured_at AS age FROM remote_clock
+        WHERE measured_at >= ${nowMs('$1')} - $2::bigint ORDER BY measured_at DESC LIMIT 1`, [shift(), maxAgeMs])
+      return row === undefined ? undefined : { lo: Number(row.lo), hi: Number(row.hi), ageMs: Math.max(0, Number(row.age)) }
+    },
 
     bindController: async (b) => toBinding((await one<BindingRow>(BIND_CONTROLLER, [controllerKey(b.controllerId), b.controllerId, b.identity, b.caller, b.boundAt]))!),
     listControllerBindings: async () => (await q<BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings ORDER BY controller_key COLLATE "C"')).rows.map(toBinding),
-    removeControllerBinding: async (controllerId) => ((await q('DELETE FROM controller_bindings WHERE controller_key = $1', [controllerKey(controllerId)])).rowCount ?? 0) === 1,
+    removeControllerBinding: async (controllerId) => {
+      const row = await one<BindingRow>('DELETE FROM controller_bindings WHERE controller_key = $1 RETURNING controller_id, identity, caller, bound_at', [controllerKey(controllerId)])
+      return row === undefined ? undefined : toBinding(row)
+    },
+    // ASCII case folding, as SQLite's lower(); the ids are compared, and sorted, byte for byte
+    liveLeasesOf: async (controllerId, nowMs) => (await q<{ campaign_id: string }>(`SELECT campaign_id FROM campaign_leases
+      WHERE lower(controller_id COLLATE "C") = $1 AND expires_at * 1000 > $2::float8 ORDER BY campaign_id COLLATE "C"`,
+    [controllerKey(controllerId), nowMs])).rows.map((r) => r.campaign_id),
 
     getFrontSend: async (identity, messageId) => {
       const row = await one<FrontSendRow>(`SELECT ${FRONT_SEND_COLUMNS} FROM front_sends WHERE identity = $1 AND message_id = $2`, [identity, messageId])

@@ -75,6 +75,11 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
     s.bumpGeneration.run(ticket.campaignId)
     return 'inserted'
   })
+  /** after a won outcome or resolution write: its task, if an applied submission's, for its front-door sender */
+  const named = (requestId: string, won: boolean): boolean => {
+    if (won) s.nameFrontTask.run({ requestId })
+    return won
+  }
   const makeAmbiguous = db.transaction((rows: Array<{ request_id: string; campaign_id: string }>, now: number) => {
     const ids: string[] = []
     for (const r of rows) {
@@ -133,14 +138,15 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
     listUnresolved: async (o) => s.listUnresolved.all({
       state: o.state ?? null, afterAt: o.after?.createdAt ?? Number.MIN_SAFE_INTEGER, afterId: o.after?.requestId ?? '', limit: o.limit
     }).map(toRecord),
+    // the outcome and the task it names for its front-door sender, in one savepoint of the batch
     recordOutcome: async (requestId, o) => {
       const row = { requestId, state: o.state, answer: toJson(o.answer), outcomeCode: o.outcomeCode, taskId: o.taskId, at: o.at }
-      return await write(() => s.recordOutcome.run(row).changes === 1)
+      return await write(() => named(requestId, s.recordOutcome.run(row).changes === 1))
     },
     // outcome_code stays 'ambiguous_write': it says how the send ended, the answer what replays
     resolve: async (requestId, to, r, taskId, answer) => {
       const row = { requestId, to, answer: toJson(answer), resolution: toJson(r), taskId, at: r.at }
-      return await write(() => s.resolve.run(row).changes === 1)
+      return await write(() => named(requestId, s.resolve.run(row).changes === 1))
     },
     noteReconcileFailure: async (requestId, at) => { await write(() => s.noteReconcileFailure.run(at, requestId)) },
     // the rows are read in the batch: what is pending when it runs, not when it was queued
@@ -184,7 +190,17 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
       }))
     },
     listControllerBindings: async () => s.bindings.all().map(toBinding),
-    removeControllerBinding: async (controllerId) => await write(() => s.unbind.run(controllerKey(controllerId)).changes === 1),
+    putRemoteClock: async (instanceId, m) => { await write(() => s.putRemoteClock.run({ instanceId, lo: Math.floor(m.lo), hi: Math.ceil(m.hi), at: clock() })) },
+    freshRemoteClock: async (maxAgeMs) => {
+      const at = clock()
+      const row = s.freshRemoteClock.get({ since: at - maxAgeMs })
+      return row === undefined ? undefined : { lo: row.lo_ms, hi: row.hi_ms, ageMs: Math.max(0, at - row.measured_at) }
+    },
+    removeControllerBinding: async (controllerId) => {
+      const row = await write(() => s.unbind.get(controllerKey(controllerId)))
+      return row === undefined ? undefined : toBinding(row)
+    },
+    liveLeasesOf: async (controllerId, nowMs) => s.liveLeasesOf.all(controllerKey(controllerId), nowMs).map((r) => r.campaign_id),
     getFrontSend: async (identity, messageId) => {
       const row = s.frontSend.get(identity, messageId)
       return row === undefined ? undefined : toFrontSend(row)

@@ -10,8 +10,8 @@ type Id = { request_id: string; campaign_id: string }
 export function prepareStatements (db: Database.Database) {
   return {
     insertPending: db.prepare<Params>(`INSERT INTO mutation_records
-      (request_id, campaign_id, caller, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
-      VALUES (@requestId, @campaignId, @caller, @operation, @paramsHash, @params, @controllerEpoch, @owner, @deadline, @createdAt, 'pending', @createdAt)`),
+      (request_id, campaign_id, caller, identity, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
+      VALUES (@requestId, @campaignId, @caller, @identity, @operation, @paramsHash, @params, @controllerEpoch, @owner, @deadline, @createdAt, 'pending', @createdAt)`),
     exists: db.prepare<[string], { n: number }>('SELECT 1 AS n FROM mutation_records WHERE request_id = ?'),
     // only a record that provably never left (upstream_unavailable is written for nothing sent alone)
     retryUnsent: db.prepare<Params>(`UPDATE mutation_records
@@ -41,6 +41,14 @@ export function prepareStatements (db: Database.Database) {
     resolve: db.prepare<Params>(`UPDATE mutation_records
       SET state = @to, answer = @answer, resolution = @resolution, task_id = coalesce(@taskId, task_id), updated_at = @at
       WHERE request_id = @requestId AND state = 'ambiguous'`),
+    // an applied submission's task, named on its sender's front-door send (docs/design.md#front-door):
+    // the record's own identity, campaign and task, so a send of another identity or campaign
+    // under the same id is never named; found by the front send's key, never a scan
+    nameFrontTask: db.prepare<Params>(`UPDATE front_sends SET task_id = r.task_id
+      FROM (SELECT identity, campaign_id, task_id FROM mutation_records
+        WHERE request_id = @requestId AND operation = 'submit' AND state = 'applied' AND task_id IS NOT NULL AND identity IS NOT NULL) AS r
+      WHERE front_sends.identity = r.identity AND front_sends.message_id = @requestId AND front_sends.kind = 'submit'
+        AND front_sends.campaign_id = r.campaign_id AND front_sends.task_id IS NULL`),
     noteReconcileFailure: db.prepare<[number, string]>(`UPDATE mutation_records
       SET reconcile_failures = reconcile_failures + 1, last_reconcile_failure_at = ? WHERE request_id = ?`),
     pendingBefore: db.prepare<[number], Id>(`SELECT request_id, campaign_id FROM mutation_records
@@ -83,12 +91,19 @@ export function prepareStatements (db: Database.Database) {
         WHERE pruned_at IS NULL AND state IN ('applied', 'rejected', 'not_applied') AND updated_at < @before
         LIMIT @limit)`),
     countRecords: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM mutation_records'),
+    putRemoteClock: db.prepare<{ instanceId: string; lo: number; hi: number; at: number }>(`INSERT INTO remote_clock (instance_id, lo_ms, hi_ms, measured_at) VALUES (@instanceId, @lo, @hi, @at)
+      ON CONFLICT (instance_id) DO UPDATE SET lo_ms = excluded.lo_ms, hi_ms = excluded.hi_ms, measured_at = excluded.measured_at`),
+    freshRemoteClock: db.prepare<{ since: number }, { lo_ms: number; hi_ms: number; measured_at: number }>(
+      'SELECT lo_ms, hi_ms, measured_at FROM remote_clock WHERE measured_at >= @since ORDER BY measured_at DESC LIMIT 1'),
 
     binding: db.prepare<[string], BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings WHERE controller_key = ?'),
     bind: db.prepare<Params>(`INSERT INTO controller_bindings (controller_key, controller_id, identity, caller, bound_at)
       VALUES (@key, @controllerId, @identity, @caller, @boundAt) ON CONFLICT (controller_key) DO NOTHING`),
     bindings: db.prepare<[], BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings ORDER BY controller_key'),
-    unbind: db.prepare<[string]>('DELETE FROM controller_bindings WHERE controller_key = ?'),
+    unbind: db.prepare<[string], BindingRow>('DELETE FROM controller_bindings WHERE controller_key = ? RETURNING controller_id, identity, caller, bound_at'),
+    // lower() is ASCII-only here, as `lower(… COLLATE "C")` is on PostgreSQL; controller ids are ASCII
+    liveLeasesOf: db.prepare<[string, number], { campaign_id: string }>(`SELECT campaign_id FROM campaign_leases
+      WHERE lower(controller_id) = ? AND expires_at * 1000 > ? ORDER BY campaign_id`),
 
     frontSend: db.prepare<[string, string], FrontSendRow>(`SELECT ${FRONT_SEND_COLUMNS} FROM front_sends WHERE identity = ? AND message_id = ?`),
     putFrontSend: db.prepare<Params>(`INSERT INTO front_sends (${FRONT_SEND_COLUMNS})

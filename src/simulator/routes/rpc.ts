@@ -32,7 +32,7 @@ export function rpcRoutes (state: SimulatorState): FastifyPluginAsync {
           dropConnection(request, reply)
           return reply
         }
-        return answer(request, reply, fate.outcome, false)
+        return answer(state, request, reply, fate.outcome, false)
       }
       if (fault?.kind === 'delay' && !(await pause(state, request, reply, fault.ms))) return reply
       if (fault !== undefined && fault.kind !== 'delay' && fault.kind !== 'drop' && fault.kind !== 'wrong-id') {
@@ -49,7 +49,7 @@ export function rpcRoutes (state: SimulatorState): FastifyPluginAsync {
         dropConnection(request, reply)
         return reply
       }
-      return answer(request, reply, outcome, fault?.kind === 'wrong-id')
+      return answer(state, request, reply, outcome, fault?.kind === 'wrong-id')
     })
 
     app.route({
@@ -64,14 +64,15 @@ export function rpcRoutes (state: SimulatorState): FastifyPluginAsync {
 }
 
 /** Writes a handled call's answer; a client that already hung up gets nothing (the call was applied all the same). */
-function answer (request: FastifyRequest, reply: FastifyReply, outcome: RpcOutcome, wrongId: boolean): FastifyReply {
+function answer (state: SimulatorState, request: FastifyRequest, reply: FastifyReply, outcome: RpcOutcome, wrongId: boolean): FastifyReply {
   if (request.raw.socket.destroyed) {
     reply.hijack()
     return reply
   }
   if (outcome.kind === 'plain-500') return reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error')
   const response = wrongId ? { ...outcome.body, id: otherId(outcome.body.id) } : outcome.body
-  return reply.code(200).type('application/json').send(JSON.stringify(response))
+  // the remote's Date is its own clock, as a real server's is: the control clock a test moves
+  return reply.code(200).type('application/json').header('date', new Date(state.control.now()).toUTCString()).send(JSON.stringify(response))
 }
 
 function requestId (value: unknown): unknown {
