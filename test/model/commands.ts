@@ -13,8 +13,8 @@ import { expect } from 'vitest'
 import type { JsonResponse } from '../helpers/http.js'
 import { CONTROL_METHOD } from '../helpers/control.js'
 import { ERROR_TABLE, isErrorCode } from '../../src/core/errors.js'
-import { checkInvariants, readTruth, remoteLeaseOf, type Fault, type Model, type ModelRecord, type ModelState, type Op } from './model.js'
-import { CALLERS, CAMPAIGNS, CONTROLLER_OF, NAME_OF, TIMING, ownerWaitMs, type CallerName, type Campaign, type World } from './world.js'
+import { checkInvariants, deadlineLeftMs, readTruth, remoteLeaseOf, remoteState, type Fault, type Model, type ModelRecord, type ModelState, type Op } from './model.js'
+import { CALLERS, CAMPAIGNS, CONTROLLER_OF, IDENTITY_OF, TIMING, ownerWaitMs, type CallerName, type Campaign, type World } from './world.js'
 
 /** the real side of a history: the world, plus the cancels the remote took late, and the tasks each front-door submission made its caller's */
 export interface Real { w: World; lateCancels: Set<string>; takeoverEpochs: Map<Campaign, number>; frontTasks?: Map<string, CallerName> }
@@ -92,7 +92,7 @@ const SENT_CLASS: Record<Fault, string> = {
 }
 
 /** one mutation: who sends it, through which replica; `front`: through the A2A front door (a cancel names its task) */
-interface Shot { caller: CallerName; campaign: Campaign; op: Op; id: string; body: Record<string, unknown>; fault: Fault; replica: number; front?: { taskId?: string } }
+interface Shot { caller: CallerName; campaign: Campaign; op: Op; id: string; body: Record<string, unknown>; fault: Fault; replica: number; front?: { taskId?: string }; sentMono?: number }
 
 /** the JSON-RPC params of the REST body `s.body` (docs/api.md#a2a-front-door): the pipeline gets the same params, so REST replays of it match */
 function frontParams (s: Shot): Record<string, unknown> {
@@ -168,6 +168,14 @@ async function predict (m: Model, r: Real, s: Shot): Promise<string | undefined>
   // capability comes before the ambiguity block; without claim_control the gateway is an observer
   const marks = m.unavailable(s.replica)
   if (marks.has('claim') || marks.has(op)) return '503 capability_unavailable'
+  // but for a claim, the remote's clock is measured (by a lease read where none is at hand) and
+  // judged before the campaign's turn (docs/design.md#one-clock): a replica that stepped far from it
+  // (SQLite: no other replica's measurement to use) refuses; anywhere else not near, who can say
+  if (op !== 'claim' && m.remoteFar.has(s.replica)) return fault === 'unreachable' ? undefined : '503 clock_skew'
+  if (op !== 'claim' && remoteState(w, s.replica) !== 'near') return undefined
+  // a replica with no measurement at hand (restarted, its wall clock stepped) measures with a lease
+  // read before the campaign's turn: with the remote unreachable that read fails first, 503
+  if (op !== 'claim' && fault === 'unreachable' && (blocker !== undefined || op === 'cancel')) return undefined
   if (blocker !== undefined) return '409 ambiguity_unresolved'
   // a cancel checks its bound task (the ledger, then tasks/get) before it reads the lease it is
   // sent under (contract §13, "a cancel is sent on a lease read after its tasks/get"; docs/design.md#leases)
@@ -213,14 +221,20 @@ async function judge (m: Model, r: Real, s: Shot, res: JsonResponse | undefined,
     expect(c.blockers.has(named), `${id} blocked by ${named}, which blocked nothing`).toBe(true)
     expect((await w.gw.app.ledger.get(named))?.campaignId).toBe(campaign)
   }
-  // a clock past the margin refuses, and only then (the gateway's measurement agrees with the model's clocks)
-  expect(cls === '503 clock_skew', `${id} via replica ${s.replica}: ${cls}; the replica's clock is ${m.clockPast.has(s.replica) ? '' : 'not '}past the margin`).toBe(m.clockPast.has(s.replica))
-  // the controller binding: another identity's claim is refused, nothing sent; the holder never is
+  // a clock past the margin refuses, and only then (the gateway's measurement agrees with the model's
+  // clocks): the ledger's offset refuses everything, the remote's everything but a claim
+  const remote = remoteState(w, s.replica)
+  if (m.clockPast.has(s.replica)) expect(cls, `${id} via replica ${s.replica}: its clock is past the ledger's margin`).toBe('503 clock_skew')
+  else if (cls === '503 clock_skew') expect(op !== 'claim' && (remote !== 'near' || m.remoteFar.has(s.replica)), `${id} (${op}) via replica ${s.replica}: 503 clock_skew, its offsets ${JSON.stringify(w.offsets(s.replica))}`).toBe(true)
+  // a cancel decides on its own fresh lease read, which measures the remote's clock: never sent past the margin
+  if (op === 'cancel' && remote === 'far') expect(readTruth(w).wireIds.includes(id), `cancel ${id} sent with the remote's clock far off (${w.offsets(s.replica).remote} ms)`).toBe(false)
+  // the controller binding: another identity's claim is refused, nothing sent; the holder never is.
+  // j1 and j2 share a display name: the identity tells them apart
   const binding = (await w.gw.app.ledger.listControllerBindings()).find((b) => b.controllerId === CONTROLLER_OF[caller])
-  if (cls !== '503 clock_skew') {
+  if (!m.clockPast.has(s.replica)) {
     expect(binding, `${id}: ${CONTROLLER_OF[caller]} is bound after a mutation got past the clock`).toBeDefined()
-    expect(cls === '403 controller_conflict', `${id} by ${caller}: ${cls} while ${CONTROLLER_OF[caller]} is bound to ${binding!.caller}`).toBe(binding!.caller !== NAME_OF[caller])
-    if (!m.bindings.has(CONTROLLER_OF[caller]) && binding!.caller === NAME_OF[caller]) m.bindings.set(CONTROLLER_OF[caller], caller)
+    expect(cls === '403 controller_conflict', `${id} by ${caller}: ${cls} while ${CONTROLLER_OF[caller]} is bound to ${binding!.identity}`).toBe(binding!.identity !== IDENTITY_OF[caller])
+    if (!m.bindings.has(CONTROLLER_OF[caller]) && binding!.identity === IDENTITY_OF[caller]) m.bindings.set(CONTROLLER_OF[caller], caller)
   }
 
   // the ledger and the remote must agree with the answer
@@ -280,7 +294,15 @@ async function judge (m: Model, r: Real, s: Shot, res: JsonResponse | undefined,
     default:
       throw new Error(`${id} left ${stored.state} after its answer (${cls})`)
   }
-  const rec: ModelRecord = prior ?? { id, campaign, caller, op, body: s.body, state, status: res?.status ?? 504, reconcileFailed: false }
+  const rec: ModelRecord = prior ?? { id, campaign, caller, op, body: s.body, state, status: res?.status ?? 504, reconcileFailed: false, replica: s.replica, incarnation: w.incarnation(s.replica), sentMono: s.sentMono ?? w.monoNow() }
+  if (prior !== undefined && reached) {
+    // an unsent record sent again: its wait counts from this send, on this replica
+    rec.replica = s.replica
+    rec.incarnation = w.incarnation(s.replica)
+    rec.sentMono = s.sentMono ?? w.monoNow()
+  }
+  if (s.front !== undefined) rec.front = true
+  if (s.front !== undefined && op === 'submit' && state === 'applied') rec.taskId = String(res!.body.taskId)
   rec.state = state
   rec.status = res?.status ?? 504
   if (prior === undefined) {
@@ -294,9 +316,9 @@ async function judge (m: Model, r: Real, s: Shot, res: JsonResponse | undefined,
  * class where the model can know it, and in every case an answer consistent with the ledger
  * record and the remote's truth.
  */
-async function sendMutation (m: Model, r: Real, a: Omit<Shot, 'replica'>): Promise<void> {
+async function sendMutation (m: Model, r: Real, a: Omit<Shot, 'replica'>, via?: number): Promise<void> {
   const { w } = r
-  const s: Shot = { ...a, replica: w.pickReplica() }
+  const s: Shot = { ...a, replica: via ?? w.pickReplica(), sentMono: w.monoNow() }
   const { campaign, op, id, fault } = s
   const blocker = m.blocker(campaign)
   // a front-door cancel of a task its caller's own front-door submission did not make: the task
@@ -444,7 +466,7 @@ class BurstCmd implements Cmd {
       const held = w.sim.control.lease(b.campaign)
       const op: Op = b.who === 'holder' && !CALLERS.some((c) => CONTROLLER_OF[c] === held?.controller_id) ? 'claim' : b.op
       const id = m.newId(op)
-      return { caller: resolveWho(m, w, b.who, b.campaign, 'c1'), campaign: b.campaign, op, id, body: bodyFor(op, id, m.order.length), fault: 'none', replica: w.pickReplica() }
+      return { caller: resolveWho(m, w, b.who, b.campaign, 'c1'), campaign: b.campaign, op, id, body: bodyFor(op, id, m.order.length), fault: 'none', replica: w.pickReplica(), sentMono: w.monoNow() }
     })
     const faulted = shots[this.faultShot % shots.length]!
     faulted.fault = this.fault
@@ -526,7 +548,14 @@ class ReuseCmd implements Cmd {
   constructor (readonly pick: number, readonly how: 'same' | 'other-caller' | 'other-params') {}
   check = (m: Model): boolean => m.order.length > 0
   async run (m: Model, r: Real): Promise<void> {
-    const rec = m.records.get(m.order[this.pick % m.order.length]!)!
+    // another caller's reuse: a JWT identity's record (its twin shares the display name) or a
+    // front-door submission (re-sent through the door) one time in three each, where there is one
+    const kind = this.pick % 3
+    const pool = this.how !== 'other-caller'
+      ? m.order
+      : m.order.filter((id) => { const x = m.records.get(id)!; return kind === 0 ? x.caller[0] === 'j' : kind === 1 ? x.front === true && x.op === 'submit' : true })
+    const from = pool.length > 0 ? pool : m.order
+    const rec = m.records.get(from[this.pick % from.length]!)!
     const { w } = r
     const path = `/v1/campaigns/${rec.campaign}/${PATH[rec.op]}`
     // a front-door cancel's params name its task, which REST cannot: its same-request reuse goes through the front door
@@ -543,7 +572,8 @@ class ReuseCmd implements Cmd {
       const wire = readTruth(w).wireIds.length
       const stored = (await w.gw.app.ledger.get(rec.id))!
       const pruned = stored.prunedAt !== null
-      const caller: CallerName = this.how === 'other-caller' ? (rec.caller === 'c1' ? 'c2' : 'c1') : rec.caller
+      // another identity: j1 and j2 share one display name, and are still two callers
+      const caller: CallerName = this.how === 'other-caller' ? OTHER[rec.caller] : rec.caller
       const other: Record<Op, Record<string, unknown>> = {
         intervene: { intervention: { other: true } },
         submit: { parts: [{ kind: 'text', text: 'other' }] },
@@ -554,10 +584,24 @@ class ReuseCmd implements Cmd {
         cancel: { note: 'x' }
       }
       const body = this.how === 'other-params' ? { ...rec.body, ...other[rec.op] } : rec.body
-      const res = front ? await frontPost(w, frontShot()) : await w.post(caller, path, body)
-      m.count(`reuse:${this.how}${front ? ' via /a2a/' : ''}${pruned ? ' (pruned)' : ''}`, codeOf(res))
-      if (this.how === 'other-caller') expect(codeOf(res)).toBe('409 idempotency_key_conflict')
-      else if (this.how === 'other-params') expect(codeOf(res)).toBe(rec.op === 'release' || rec.op === 'cancel' ? '400 invalid_request' : '422 idempotency_key_mismatch')
+      // another identity re-sending a front-door submission's message id: it gets nothing of it
+      const frontOther = this.how === 'other-caller' && rec.front === true && rec.op === 'submit'
+      const res = front ? await frontPost(w, frontShot()) : frontOther ? await frontPost(w, { ...frontShot(), caller }) : await w.post(caller, path, body)
+      m.count(`reuse:${this.how}${front || frontOther ? ' via /a2a/' : ''}${pruned ? ' (pruned)' : ''}${caller[0] === 'j' ? ' (one display name)' : ''}`, codeOf(res))
+      if (this.how === 'other-caller') {
+        expect(codeOf(res), `${rec.id} of ${rec.caller} re-sent by ${caller}${frontOther ? ' via /a2a/' : ''}`).toBe('409 idempotency_key_conflict')
+        if (!frontOther) expect(res.headers['idempotent-replayed']).toBeUndefined()
+        // and the record shows it nothing but the summary
+        const view = await w.get(caller, `/v1/campaigns/${rec.campaign}/requests/${rec.id}`)
+        expect(view.status).toBe(200)
+        expect(view.body.params, `${rec.id}'s params shown to ${caller}`).toBeUndefined()
+        expect(view.body.campaignId, `${rec.id}'s details shown to ${caller}`).toBeUndefined()
+        // the task the owner's front-door submission made does not exist for the other identity
+        if (rec.taskId !== undefined) {
+          const got = await w.post(caller, '/a2a/', { jsonrpc: '2.0', id: `get-${rec.id}`, method: 'tasks/get', params: { id: rec.taskId } })
+          expect(got.body.error?.code, `${caller} read ${rec.caller}'s task ${rec.taskId}: ${got.text}`).toBe(-32001)
+        }
+      } else if (this.how === 'other-params') expect(codeOf(res)).toBe(rec.op === 'release' || rec.op === 'cancel' ? '400 invalid_request' : '422 idempotency_key_mismatch')
       else if (pruned) {
         // what stays of a pruned record replays its final state, never sends (contract §13, docs/design.md#request-ids-are-forever)
         if (!front) expect(res.headers['idempotent-replayed']).toBe('true')
@@ -586,10 +630,11 @@ class ReconcileCmd implements Cmd {
     const t = readTruth(w)
     const applied = t.appliedIds.has(rec.id)
     const stored = (await w.gw.app.ledger.get(rec.id))!
-    // the deadline as the ledger's clock reads it, whatever the clock of the replica asked (contract §13, docs/design.md#one-clock)
-    const left = stored.deadline - w.ledgerNow()
-    if (this.failing) w.sim.inject({ rpcMethod: 'campaign/request_status' }, { kind: 'status', status: 503 }, 1)
+    // the deadline as the ledger's clock reads it, whatever the clock of the replica asked (contract §13),
+    // and the owner's wait on the asked replica's monotonic clock since the send or its start (§14, docs/design.md#one-clock)
     const replica = this.via % w.replicas.length
+    const left = deadlineLeftMs(w, rec, stored.deadline, replica)
+    if (this.failing) w.sim.inject({ rpcMethod: 'campaign/request_status' }, { kind: 'status', status: 503 }, 1)
     const res = await w.postTo(replica, rec.caller, `/v1/campaigns/${rec.campaign}/requests/${rec.id}/reconcile`)
     w.sim.clearFaults()
     m.count('reconcile', codeOf(res))
@@ -609,7 +654,7 @@ class ReconcileCmd implements Cmd {
       expect(['409 reconcile_too_early', '200']).toContain(codeOf(res))
       if (res.status === 200) settle(m, rec, 'not_applied', null)
     } else if (left > 0) {
-      expect(codeOf(res), `reconcile ${rec.id} through replica ${replica} ${left} ms before its deadline on the ledger's clock`).toBe('409 reconcile_too_early')
+      expect(codeOf(res), `reconcile ${rec.id} through replica ${replica} ${left} ms before its deadline (the ledger's clock and the replica's monotonic one)`).toBe('409 reconcile_too_early')
       // seconds to the deadline, counted by the gateway a moment after `left` was
       const retryAfter = Number(res.headers['retry-after'])
       expect(retryAfter).toBeLessThanOrEqual(Math.ceil(left / 1000))
@@ -636,7 +681,7 @@ class AcknowledgeCmd implements Cmd {
     const applied = t.appliedIds.has(rec.id)
     const resolution = applied ? 'assume_applied' : 'assume_not_applied'
     const stored = (await w.gw.app.ledger.get(rec.id))!
-    const left = stored.deadline - w.ledgerNow()
+    const left = deadlineLeftMs(w, rec, stored.deadline, w.nextReplica())
     const remote = w.sim.control.lease(rec.campaign)
     const res = await w.post('admin', `/v1/campaigns/${rec.campaign}/requests/${rec.id}/acknowledge`, { resolution, note: 'checked on the remote' })
     m.count('acknowledge', `${codeOf(res)} (${resolution})`)
@@ -731,7 +776,7 @@ class TakeoverCmd implements Cmd {
 /** time passes on every clock; the replicas' sweeps run as their timers would */
 async function advance (m: Model, r: Real, ms: number): Promise<void> {
   const { w } = r
-  await dropOverdue(w, w.ledgerNow() + ms)
+  await dropOverdue(m, w, w.ledgerNow() + ms, w.monoNow() + ms)
   w.advance(ms)
   // pending records past their deadline, on the ledger's clock, whichever replica's sweep ran
   for (const id of await w.sweep()) {
@@ -777,6 +822,8 @@ class SkewCmd implements Cmd {
   check = (): boolean => true
   async run (m: Model, r: Real): Promise<void> {
     const { w } = r
+    // SQLite: a replica that stepped far from the remote is put right first (NTP)
+    if (m.remoteFar.size > 0) return await new StepCmd(0, 0).run(m, r)
     const s = w.skews()
     // SQLite: the replica's clock is its ledger's, so moving it is moving the remote the other way
     const remote = this.target === 'remote' || w.kind === 'sqlite'
@@ -792,7 +839,7 @@ class SkewCmd implements Cmd {
       }
       move = Math.max(lo, Math.min(hi, s.remote + ms)) - s.remote
       // the remote's clock only moves forward: moving it back moves the ledger's forward
-      if (move < 0) await dropOverdue(w, w.ledgerNow() - move)
+      if (move < 0) await dropOverdue(m, w, w.ledgerNow() - move)
       w.moveRemote(move)
     } else {
       // a replica past the margin first: NTP puts it right
@@ -845,6 +892,141 @@ class ClockJumpCmd implements Cmd {
 
   toString = (): string => `replica ${this.replica}'s clock jumps ${this.ms} ms (or the one past the margin is put right)`
 }
+
+/**
+ * A replica's wall clock steps, its monotonic clock does not (docs/design.md#one-clock): 0.7 s
+ * either way (under half the margin: it measures again, nothing else changes), or 6 s or 15 s
+ * either way (past it); a replica already past is put right instead (NTP). Nothing is measured
+ * here: the replica must notice the step itself at its next mutation, or refuse as it should. On
+ * SQLite the ledger's clock is the replica's and steps with it, so a step there is a jump of every
+ * deadline's clock: nothing may settle early for it, on reconcile or sweep.
+ */
+class StepCmd implements Cmd {
+  constructor (readonly replica: number, readonly ms: number) {}
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const { w } = r
+    const pg = w.kind === 'postgres'
+    const i = this.replica % w.replicas.length
+    const back = pg ? m.clockPast.has(i) : m.remoteFar.has(i)
+    // put right: back to the ledger's clock (PostgreSQL), to the remote's (SQLite: its ledger's is its own)
+    const moveOf = (): number => back ? (pg ? -w.skews().replicas[i]! : w.offsets(i).remote) : this.ms
+    const ahead = w.aheadOfReal().replicas[i]! + moveOf()
+    if (ahead < 0) await advance(m, r, -ahead + 1000)
+    const move = moveOf()
+    w.moveReplica(i, move)
+    if (pg) {
+      const off = Math.abs(w.offsets(i).ledger)
+      if (off > TIMING.leaseSafetyMs + 100) m.clockPast.add(i)
+      else m.clockPast.delete(i)
+    } else {
+      if (remoteState(w, i) === 'far') m.remoteFar.add(i)
+      else m.remoteFar.delete(i)
+    }
+    m.stats.clockSteps++
+    m.count('clock-step', back ? 'put right' : String(this.ms))
+    await checkInvariants(w, m, r.lateCancels)
+  }
+
+  toString = (): string => `replica ${this.replica}'s wall clock steps ${this.ms} ms (or the one past the margin is put right)`
+}
+
+/**
+ * SQLite: the gateway restarts with its wall clock — its ledger's — jumped ahead (20 s or 40 s)
+ * while it was down, the remote perhaps still holding its requests: it measures nothing before it
+ * mutates, settles nothing early on the jumped clock, and refuses every mutation but a claim
+ * until its clock is put right (docs/design.md#one-clock).
+ */
+class RestartJumpCmd implements Cmd {
+  constructor (readonly ms: number) {}
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const { w } = r
+    if (m.remoteFar.has(0)) return await new StepCmd(0, 0).run(m, r)
+    w.moveReplica(0, this.ms)
+    await w.restart(0)
+    m.unavailable(0).clear()
+    if (remoteState(w, 0) === 'far') m.remoteFar.add(0)
+    m.stats.jumpedRestarts++
+    m.count('restart-jumped', String(this.ms))
+    await checkInvariants(w, m, r.lateCancels)
+  }
+
+  toString = (): string => `restart with the clock ${this.ms} ms ahead`
+}
+
+/**
+ * The remote's clock runs ahead past the margin (6 s or 10 s) and a replica restarts, so it has
+ * no measurement of its own: the holder's intervention, cancel (of the bound task) and claim go
+ * through that replica. On SQLite it measures the remote with a lease read and refuses all but the
+ * claim, 503 clock_skew; on PostgreSQL it may use the other replica's measurement (taken before the
+ * remote moved, no older than 30 s), except for a cancel, which decides on its own fresh read and
+ * is never sent. Then the remote is put right (every other clock moves on) and, on PostgreSQL, the
+ * ledger's shared measurements age out (31 s pass).
+ */
+class RemoteAheadCmd implements Cmd {
+  constructor (readonly ms: number, readonly campaign: Campaign) {}
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const { w } = r
+    if (m.clockPast.size > 0 || m.remoteFar.size > 0) return await new StepCmd([...m.clockPast, ...m.remoteFar][0]!, 0).run(m, r)
+    w.moveRemote(this.ms)
+    const i = w.nextReplica()
+    await w.restart(i)
+    m.unavailable(i).clear()
+    // SQLite: nobody else's measurement to use, so this one measures afresh: far
+    if (w.kind === 'sqlite') m.remoteFar.add(i)
+    for (const op of ['intervene', 'cancel', 'claim'] as const) {
+      if (op === 'cancel' && m.bound.get(this.campaign) === undefined) continue
+      const caller = resolveWho(m, w, 'holder', this.campaign, 'c1')
+      const id = m.newId(op)
+      await sendMutation(m, r, { caller, campaign: this.campaign, op, id, body: bodyFor(op, id, m.order.length), fault: 'none' }, i)
+      await checkInvariants(w, m, r.lateCancels)
+    }
+    // put right: the remote's clock only moves forward, so every other clock does
+    await dropOverdue(m, w, w.ledgerNow() + this.ms)
+    w.moveRemote(-this.ms)
+    m.remoteFar.delete(i)
+    if (w.kind === 'postgres') await advance(m, r, 31_000)
+    m.stats.remoteAhead++
+    m.count('remote-ahead', String(this.ms))
+    await checkInvariants(w, m, r.lateCancels)
+  }
+
+  toString = (): string => `the remote runs ${this.ms} ms ahead; a replica restarts and mutates ${this.campaign}; put right`
+}
+
+/** campaign ids REST refuses (docs/api.md): the front door refuses them too, -32602, nothing written or sent */
+const BAD_CAMPAIGN_IDS = ['camp a', 'camp/a', '../camp-a', 'camp\u200ba', 'c'.repeat(300), '']
+
+class FrontBadIdCmd implements Cmd {
+  constructor (readonly bad: number, readonly op: 'claim' | 'intervene' | 'submit' | 'read', readonly who: CallerName) {}
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const { w } = r
+    const campaignId = BAD_CAMPAIGN_IDS[this.bad % BAD_CAMPAIGN_IDS.length]!
+    const id = m.newId(this.op === 'read' ? 'claim' : this.op)
+    const method = this.op === 'read' ? 'campaign/read_control' : CONTROL_METHOD[this.op]
+    const params = this.op === 'submit'
+      ? { configuration: { blocking: false }, message: { role: 'user', kind: 'message', messageId: id, metadata: { argus_supervisor: { campaign_id: campaignId } }, parts: [{ kind: 'text', text: 'x' }] } }
+      : { campaign_id: campaignId, ...(this.op === 'read' ? {} : { request_id: id }), ...(this.op === 'claim' ? { ttl_seconds: 60 } : {}), ...(this.op === 'intervene' ? { intervention: { n: 1 } } : {}) }
+    const calls = w.sim.rpcCalls().length
+    const res = await w.post(this.who, '/a2a/', { jsonrpc: '2.0', id, method, params })
+    m.count(`front-bad-id:${this.op}`, String(res.body.error?.code))
+    expect(res.status).toBe(200)
+    expect(res.body.error?.code, `${method} with campaign id ${JSON.stringify(campaignId.slice(0, 20))}: ${res.text}`).toBe(-32602)
+    expect(res.body.error?.data?.code).toBe('invalid_request')
+    expect(await w.gw.app.ledger.get(id), 'a refused campaign id wrote no record').toBeUndefined()
+    expect(w.sim.rpcCalls().length, 'a refused campaign id sent nothing').toBe(calls)
+    m.stats.badFrontIds++
+    await checkInvariants(w, m, r.lateCancels)
+  }
+
+  toString = (): string => `${this.who} ${this.op} via /a2a/ with bad campaign id #${this.bad % BAD_CAMPAIGN_IDS.length}`
+}
+
+/** another identity than the caller's: j1 and j2 share one display name */
+const OTHER: Record<CallerName, CallerName> = { c1: 'c2', c2: 'c1', j1: 'j2', j2: 'j1' }
 
 /**
  * Retention runs: `window`, the day the world's retention keeps passes and a replica's own
@@ -922,11 +1104,15 @@ class RestartCmd implements Cmd {
  * deadline passes never lands (docs/design.md#reconcile-and-acknowledge). The history makes
  * the remote honour it by losing such requests.
  */
-async function dropOverdue (w: World, until: number): Promise<void> {
+async function dropOverdue (m: Model, w: World, until: number, monoUntil = w.monoNow()): Promise<void> {
   const overdue = new Set<string>()
   for (const h of w.sim.held()) {
     const rec = await w.gw.app.ledger.get(String(h.id))
-    if (rec === undefined || rec.deadline <= until) overdue.add(String(h.id))
+    // SQLite's ledger clock is its replica's wall clock, which may jump: the owner's wait is real
+    // time, its monotonic clock's (docs/design.md#one-clock). PostgreSQL's clock is the one clock
+    const mine = m.records.get(String(h.id))
+    const waited = w.kind === 'postgres' || mine === undefined || mine.sentMono + ownerWaitMs(mine.op) <= monoUntil
+    if (rec === undefined || (rec.deadline <= until && waited)) overdue.add(String(h.id))
   }
   if (overdue.size > 0) w.sim.dropHeld((h) => overdue.has(String(h.id)))
 }
@@ -1003,16 +1189,22 @@ export function commandArbitrary (o: { restarts: boolean; postgres: boolean }): 
     [2, fc.constantFrom(1000, 5000, 5000, 20_000, 40_000, 40_000, 70_000, 1000, 5000, 20_000, 700_000).map((ms) => new AdvanceCmd(ms))],
     [1, fc.tuple(fc.constantFrom<'remote' | 'replica'>('remote', 'replica'), fc.nat(1), fc.integer({ min: -1500, max: 1500 })).map(([t, i, ms]) => new SkewCmd(t, i, ms))],
     [1, fc.constantFrom<'window' | 'direct'>('window', 'direct').map((h) => new PruneCmd(h))],
-    [1, fc.constant(new CardChangeCmd())]
+    [1, fc.constant(new CardChangeCmd())],
+    // the wall clock steps either way, mid-history, each replica noticing on its own
+    [1, fc.tuple(fc.nat(1), fc.constantFrom(-700, 700, -6000, 6000, ...(o.postgres ? [-15_000, 15_000] : []))).map(([i, ms]) => new StepCmd(i, ms))],
+    // the remote ahead past the margin, seen by a replica with no measurement of its own
+    [1, fc.tuple(fc.constantFrom(6000, 10_000), campaign).map(([ms, k]) => new RemoteAheadCmd(ms, k))],
+    [1, fc.tuple(fc.nat(), fc.constantFrom<'claim' | 'intervene' | 'submit' | 'read'>('claim', 'intervene', 'submit', 'read'), anyCaller).map(([b, o, c]) => new FrontBadIdCmd(b, o, c))]
   ]
   if (o.postgres) weighted.push([2, fc.tuple(fc.nat(1), fc.constantFrom(60_000, 60_000, -60_000, 15_000, -15_000)).map(([i, ms]) => new ClockJumpCmd(i, ms))])
   if (o.restarts) weighted.push([1, fc.constant(new RestartCmd())])
+  if (o.restarts && !o.postgres) weighted.push([1, fc.constantFrom(20_000, 40_000).map((ms) => new RestartJumpCmd(ms))])
   return weighted.flatMap(([n, a]) => Array.from({ length: n }, () => a))
 }
 
 /** after a history: every late arrival lands or is lost, and the invariants still hold */
 export async function finish (m: Model, r: Real): Promise<void> {
-  await dropOverdue(r.w, r.w.ledgerNow())
+  await dropOverdue(m, r.w, r.w.ledgerNow())
   const before = readTruth(r.w)
   r.w.sim.deliverHeld()
   for (const a of readTruth(r.w).applied) {

@@ -3,7 +3,10 @@
 // sharing a controller id claim, on two campaigns, with faults; bursts of mutations in flight at
 // once over both replicas, with the campaign locks' sessions killed and sweeps run meanwhile;
 // replays, reconciles, acknowledges, late arrivals, takeovers, clock jumps, each replica's own
-// skew within and far past the margin, retention runs and gateway restarts. It runs them against
+// skew within and far past the margin, wall clocks stepping either way mid-history (each replica
+// noticing on its own), the remote's clock run ahead of a replica with no measurement, SQLite
+// restarts with a jumped clock, front-door requests naming campaign ids REST refuses, retention
+// runs and gateway restarts; two JWT identities share one display name. It runs them against
 // the real gateway and the simulator over loopback, and after every command checks the answer
 // against the model and the invariants against the remote's own log. A failure prints the seed,
 // the path and the shrunk history that replay it.
@@ -37,7 +40,7 @@ function figures (name: string, t: Totals, ms: number): string {
     `${t.bursts} bursts (${t.burstShots} mutations, at most ${t.maxConcurrency} in flight at once), ` +
     `${t.kills} lock sessions killed, ${t.sessionsLost} counted lost by the replicas; ${t.campaignBusy} campaign_busy, ` +
     `${t.clockSkewRefusals} clock_skew refusals, ${t.sweepsInFlight} sweeps in flight (${t.sweepsInFlightPast} with a replica past the margin); ${t.pruned} records pruned, ${t.prunedReplays} pruned replays; ${t.frontCommands} mutations through the A2A front door; ` +
-    `${t.controllerConflicts} controller conflicts; ${t.ambiguousWithoutFault} ambiguous without a fault (slow machine), ${t.lateCancels} cancels delivered late; 0 violations`
+    `${t.controllerConflicts} controller conflicts; ${t.clockSteps} wall-clock steps, ${t.jumpedRestarts} restarts with a jumped clock, ${t.remoteAhead} remote clocks run ahead past the margin, ${t.badFrontIds} front-door requests with a campaign id REST refuses; ${t.ambiguousWithoutFault} ambiguous without a fault (slow machine), ${t.lateCancels} cancels delivered late; 0 violations`
 }
 
 describe.each(LEDGERS)('the control plane against its model: $name', ({ runs: RUNS, postgres, name, protocol }) => {

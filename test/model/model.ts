@@ -7,7 +7,7 @@
 import { expect } from 'vitest'
 import type { AppliedMutation } from '../../src/simulator/index.js'
 import type { MutationRecord } from '../../src/ledger/types.js'
-import { CONTROLLER_OF, NAME_OF, type CallerName, type Campaign, type World } from './world.js'
+import { CONTROLLER_OF, IDENTITY_OF, TIMING, ownerWaitMs, type CallerName, type Campaign, type World } from './world.js'
 
 export type Op = 'claim' | 'renew' | 'release' | 'submit' | 'intervene' | 'cancel'
 
@@ -43,6 +43,14 @@ export interface ModelRecord {
   reconcileFailed: boolean
   /** sent through the A2A front door as a tasks/cancel of this task (its params hold the task: REST cannot name them) */
   frontTask?: string
+  /** sent through the A2A front door */
+  front?: boolean
+  /** the task an applied submission made */
+  taskId?: string
+  /** the replica that last sent it, which start of that replica, and when, on the monotonic clock */
+  replica: number
+  incarnation: number
+  sentMono: number
 }
 
 export interface Stats {
@@ -57,6 +65,12 @@ export interface Stats {
   /** lock sessions terminated */
   kills: number
   clockSkewRefusals: number
+  /** wall-clock steps drawn (each replica notices its own), restarts with a jumped clock, the remote run ahead past the margin */
+  clockSteps: number
+  jumpedRestarts: number
+  remoteAhead: number
+  /** requests to the front door with a campaign id REST refuses */
+  badFrontIds: number
   campaignBusy: number
   /** records retention pruned, and replays of pruned ids */
   pruned: number
@@ -80,6 +94,10 @@ export const newStats = (): Stats => ({
   burstShots: 0,
   kills: 0,
   clockSkewRefusals: 0,
+  clockSteps: 0,
+  jumpedRestarts: 0,
+  remoteAhead: 0,
+  badFrontIds: 0,
   campaignBusy: 0,
   pruned: 0,
   prunedReplays: 0,
@@ -106,6 +124,8 @@ export class Model {
 
   /** replicas whose clock is past the safety margin, as they measured it: they refuse every mutation */
   readonly clockPast = new Set<number>()
+  /** SQLite: the replica whose wall clock (and so its ledger's) stepped far from the remote's: it refuses every mutation but a claim */
+  readonly remoteFar = new Set<number>()
   /** which caller first used each controller id (docs/design.md#controller-bindings) */
   readonly bindings = new Map<string, CallerName>()
   /**
@@ -241,8 +261,9 @@ export async function checkInvariants (w: World, m: Model, lateCancelIds: Set<st
     expect(r, `the remote applied ${id}, which the model never saw`).toBeDefined()
     expect(['applied', 'ambiguous', 'pending'], `the remote applied ${id}; the ledger says ${r!.state}`).toContain(r!.state)
   }
-  const bound = new Map((await w.gw.app.ledger.listControllerBindings()).map((b) => [b.controllerId, b.caller]))
-  for (const [controllerId, caller] of m.bindings) expect(bound.get(controllerId), `the binding of ${controllerId}`).toBe(NAME_OF[caller])
+  // bound to an identity, never a name: j1 and j2 share one (docs/design.md#controller-bindings)
+  const bound = new Map((await w.gw.app.ledger.listControllerBindings()).map((b) => [b.controllerId, b.identity]))
+  for (const [controllerId, caller] of m.bindings) expect(bound.get(controllerId), `the binding of ${controllerId}`).toBe(IDENTITY_OF[caller])
   expect(bound.size, `controller bindings ${[...bound.keys()].join(', ')}`).toBe(m.bindings.size)
 }
 
@@ -299,6 +320,29 @@ function inFlightOnce (w: World, m: Model, t: Truth, records: Map<string, Mutati
       }
     }
   }
+}
+
+/**
+ * How far the remote's clock is from a replica's (docs/design.md#one-clock), as the replica
+ * measures it once it looks: 'near' never past the margin (a measurement understates, never
+ * invents), 'far' past it whatever the measurement's width (up to two seconds and the round
+ * trip), 'grey' between. A claim depends on no lease: it is judged on the ledger's offset alone.
+ */
+export function remoteState (w: World, replica: number): 'near' | 'far' | 'grey' {
+  const off = Math.abs(w.offsets(replica).remote)
+  if (off <= TIMING.leaseSafetyMs - 100) return 'near'
+  if (off > TIMING.leaseSafetyMs + 2500) return 'far'
+  return 'grey'
+}
+
+/**
+ * ms until the record's deadline may be judged past through `replica` (docs/design.md#one-clock):
+ * on the ledger's clock, and on the monotonic clock since the record's send when that replica's
+ * current start sent it, else since that replica's start
+ */
+export function deadlineLeftMs (w: World, rec: ModelRecord, deadline: number, replica: number): number {
+  const mono = rec.replica === replica && rec.incarnation === w.incarnation(replica) ? rec.sentMono : w.startedAt(replica)
+  return Math.max(deadline - w.ledgerNow(), mono + ownerWaitMs(rec.op) - w.monoNow())
 }
 
 /** the lease a caller's request would carry, as the remote holds it now, by the clock of the replica it goes to */

@@ -27,12 +27,18 @@ import { AUDIENCE, ISSUER, sign, testKey, type TestKey } from '../helpers/jwks.j
 import type { Op } from './model.js'
 import { call, type JsonResponse } from '../helpers/http.js'
 
-/** c1, c2: static callers; j1, j2: JWT callers (subjects team-x, team-y) whose tokens claim the same controller id */
+/**
+ * c1, c2: static callers; j1, j2: JWT callers (subjects team-x, team-y) whose tokens claim the same
+ * controller id and the same display name (their `azp`, the name claim here, as operating.md's
+ * Keycloak example maps it): two identities, one name (docs/design.md#controller-bindings)
+ */
 export const CALLERS = ['c1', 'c2', 'j1', 'j2'] as const
 export type CallerName = typeof CALLERS[number]
 export const CONTROLLER_OF: Record<CallerName, string> = { c1: 'ctl-1', c2: 'ctl-2', j1: 'ctl-jwt', j2: 'ctl-jwt' }
-/** the caller name the gateway gives each (a JWT caller's is `jwt:<sub>`) */
-export const NAME_OF: Record<CallerName, string> = { c1: 'c1', c2: 'c2', j1: 'jwt:team-x', j2: 'jwt:team-y' }
+/** the caller name the gateway gives each (a JWT caller's is `jwt:<name claim>`): j1 and j2 share one */
+export const NAME_OF: Record<CallerName, string> = { c1: 'c1', c2: 'c2', j1: 'jwt:model-client', j2: 'jwt:model-client' }
+/** who each caller is to the gateway: what owns its records, sends and bindings */
+export const IDENTITY_OF: Record<CallerName, string> = { c1: 'static:c1', c2: 'static:c2', j1: `jwt:${ISSUER}#team-x`, j2: `jwt:${ISSUER}#team-y` }
 export const CAMPAIGNS = ['camp-a', 'camp-b'] as const
 export type Campaign = typeof CAMPAIGNS[number]
 
@@ -95,6 +101,15 @@ export interface World {
   ledgerNow: () => number
   /** a replica's own clock */
   replicaNow: (replica: number) => number
+  /**
+   * the replicas' monotonic clock (docs/design.md#one-clock): time passing moves it, a replica's
+   * or the remote's clock moving alone does not (for the gateway that is a step of its wall clock)
+   */
+  monoNow: () => number
+  /** when each replica last started, on the monotonic clock */
+  startedAt: (replica: number) => number
+  /** how many times each replica has started */
+  incarnation: (replica: number) => number
   /** a replica's offsets (peer minus local, ms), as it would measure them exactly */
   offsets: (replica: number) => { ledger: number; remote: number }
   /** the clocks' offsets as set: each replica's from the ledger's, the remote's from the ledger's */
@@ -139,7 +154,7 @@ async function jwtCallers (): Promise<{ key: TestKey; j1: string; j2: string }> 
   jwtKit ??= (async () => {
     const key = await testKey('model-k1', 'ES256')
     const exp = Math.floor(Date.now() / 1000) + 12 * 3600
-    const claims = (sub: string): Record<string, unknown> => ({ sub, scope: 'read control', oo_controller_id: CONTROLLER_OF.j1, exp })
+    const claims = (sub: string): Record<string, unknown> => ({ sub, azp: 'model-client', scope: 'read control', oo_controller_id: CONTROLLER_OF.j1, exp })
     return { key, j1: await sign(key, claims('team-x')), j2: await sign(key, claims('team-y')) }
   })()
   return await jwtKit
@@ -161,6 +176,10 @@ export async function startWorld (o: WorldOptions = {}): Promise<World> {
   // the clocks, as offsets from Date.now: the ledger's, the remote's, each replica's
   let ledgerOffset = 0
   const replicaOffset = Array.from({ length: n }, () => 0)
+  let monoOffset = 0
+  const monoNow = (): number => performance.now() + monoOffset
+  const startedAt = Array.from({ length: n }, () => 0)
+  const incarnations = Array.from({ length: n }, () => 0)
   const sim = await startSimulator({ profile: 'campaign-control', protocol: o.protocol ?? 'v0.3', secret, campaignControl: { now: () => Date.now() } })
   const fwd = await startForwarder(sim.url)
   const dir = mkdtempSync(join(tmpdir(), 'oogw-model-'))
@@ -180,6 +199,8 @@ export async function startWorld (o: WorldOptions = {}): Promise<World> {
     GATEWAY_JWT_ISSUER: ISSUER,
     GATEWAY_JWT_AUDIENCE: AUDIENCE,
     GATEWAY_JWT_JWKS_FILE: jwksFile,
+    // the display name from a claim both subjects share: ownership must follow the identity
+    GATEWAY_JWT_CLAIMS: JSON.stringify({ name: 'azp' }),
     GATEWAY_CONTROL_ENABLED: 'true',
     GATEWAY_LEDGER_URL: o.postgresUrl ?? `sqlite:${join(dir, 'ledger.db')}`,
     // the smallest window: a history's prune command moves the clocks a day on to reach it
@@ -205,13 +226,18 @@ export async function startWorld (o: WorldOptions = {}): Promise<World> {
   // SQLite: one replica owns the file and its clock is the ledger's (docs/design.md#one-clock)
   const ledgerNow = (): number => postgres ? Date.now() + ledgerOffset : replicaNow(0)
   const marks: StepMark[] = []
-  const start = async (i: number): Promise<RunningGateway> => await startGatewayServer(config, {
-    logger,
-    clock: () => replicaNow(i),
-    // PostgreSQL's clock moves with the history's time, never with one replica's skew
-    ...(postgres ? { ledgerClock: () => Date.now() + ledgerOffset } : {}),
-    onMutationStep: (step, id) => { marks.push({ step, id, t: Date.now() }) }
-  })
+  const start = async (i: number): Promise<RunningGateway> => {
+    startedAt[i] = monoNow()
+    incarnations[i]!++
+    return await startGatewayServer(config, {
+      logger,
+      clock: () => replicaNow(i),
+      monotonic: monoNow,
+      // PostgreSQL's clock moves with the history's time, never with one replica's skew
+      ...(postgres ? { ledgerClock: () => Date.now() + ledgerOffset } : {}),
+      onMutationStep: (step, id) => { marks.push({ step, id, t: Date.now() }) }
+    })
+  }
   const replicas = await Promise.all(Array.from({ length: n }, async (_, i) => await start(i)))
   let next = 0
   let last = 0
@@ -256,12 +282,16 @@ export async function startWorld (o: WorldOptions = {}): Promise<World> {
     tokens,
     ledgerNow,
     replicaNow,
+    monoNow,
+    startedAt: (i) => startedAt[i]!,
+    incarnation: (i) => incarnations[i]!,
     offsets: (i) => ({ ledger: ledgerNow() - replicaNow(i), remote: sim.control.now() - replicaNow(i) }),
     skews: () => ({ replicas: replicaOffset.map((r) => postgres ? r - ledgerOffset : 0), remote: sim.control.now() - ledgerNow() }),
     aheadOfReal: () => ({ ledger: postgres ? ledgerOffset : replicaOffset[0]!, replicas: [...replicaOffset] }),
     advance: (ms) => {
       sim.control.advanceClock(ms)
       ledgerOffset += ms
+      monoOffset += ms
       for (let i = 0; i < n; i++) replicaOffset[i]! += ms
     },
     moveReplica: (i, ms) => { replicaOffset[i]! += ms },
