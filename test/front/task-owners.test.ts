@@ -6,9 +6,10 @@
 // (the remote applied it and dropped the connection) and that a reconcile settled later is its
 // sender's task as soon as the record names it, with no re-send.
 import { describe, expect, onTestFinished } from 'vitest'
-import { CONTROL_ENV, claim, rid, type ControlPair } from '../helpers/control.js'
+import { claim, rid, type ControlPair } from '../helpers/control.js'
 import { it } from '../helpers/fixtures.js'
 import { frontRpc } from '../helpers/http.js'
+import { twoSubjectsOneName } from '../helpers/identities.js'
 import { AUDIENCE, ISSUER, eventually, sign, startIdp, testKey } from '../helpers/jwks.js'
 
 const submitSend = (campaignId: string, messageId: string, text = 'train it') => ({
@@ -21,24 +22,7 @@ const sendsOf = (p: ControlPair, messageId: string): number => p.calls('message/
 
 describe.each(['azp', 'preferred_username'])('two JWT subjects sharing one name through %s', (claimName) => {
   it('the other one re-sending alice\'s message id gets no task of hers, nothing is sent, and her task does not exist for it', async ({ startControlPair }) => {
-    const key = await testKey('k1')
-    const idp = await startIdp([key])
-    onTestFinished(idp.close)
-    const p = await startControlPair({
-      env: {
-        ...CONTROL_ENV,
-        GATEWAY_JWT_ISSUER: ISSUER,
-        GATEWAY_JWT_AUDIENCE: AUDIENCE,
-        GATEWAY_JWT_JWKS_URL: idp.url,
-        GATEWAY_JWT_CLAIMS: JSON.stringify({ name: claimName }),
-        GATEWAY_RATE_LIMIT_AUTH_FAILURES: '100000'
-      }
-    })
-    const token = async (sub: string, controllerId: string): Promise<string> =>
-      await sign(key, { sub, [claimName]: 'ml-portal', scope: 'read control', oo_controller_id: controllerId })
-    const alice = await token('alice-0001', 'ctl-alice')
-    const mallory = await token('mallory-0666', 'ctl-mallory')
-    await eventually(async () => (await p.get(alice, '/v1/campaigns/camp-f/control')).status === 200, 5000, 'keys in use')
+    const { p, alice, mallory } = await twoSubjectsOneName(startControlPair, claimName, 'camp-f')
 
     await claim(p, alice, 'camp-f')
     const messageId = rid('msg')
@@ -84,5 +68,30 @@ describe('a submission whose send did not return', () => {
     expect(sendsOf(p, messageId)).toBe(1)
     // the reconciler is not its owner, nor anyone else
     expect((await rpc(p, p.gw.tokens.all, 'tasks/get', { id: taskId })).body.error).toMatchObject({ code: -32001 })
+  })
+})
+
+describe('a caller from the identity provider with no subject', () => {
+  it('owns nothing: two of one name each get a fresh Argus read for one message id, and no send is recorded', async ({ startControlPair }) => {
+    const key = await testKey('k1')
+    const idp = await startIdp([key])
+    onTestFinished(idp.close)
+    const p = await startControlPair({ env: { GATEWAY_JWT_ISSUER: ISSUER, GATEWAY_JWT_AUDIENCE: AUDIENCE, GATEWAY_JWT_JWKS_URL: idp.url, GATEWAY_JWT_CLAIMS: JSON.stringify({ name: 'azp' }) } })
+    // no sub: a name, and no identity; read only (control needs an identity)
+    const a = await sign(key, { azp: 'dashboards', scope: 'read', sub: undefined })
+    const b = await sign(key, { azp: 'dashboards', scope: 'read', sub: undefined, jti: 'other' })
+    await eventually(async () => (await p.get(a, '/v1/supervisor/health')).status === 200, 5000, 'keys in use')
+    const messageId = rid('msg')
+    const URN = 'urn:openoperator:argus-supervisor:v1'
+    const read = { configuration: { blocking: true }, message: { role: 'user', kind: 'message', messageId, extensions: [URN], metadata: { [URN]: { operation: 'supervisor.health' } }, parts: [{ kind: 'data', data: { params: {} } }] } }
+    const before = p.calls('message/send').length
+    const first = await rpc(p, a, 'message/send', read)
+    const second = await rpc(p, b, 'message/send', read)
+    expect(first.body.result, first.text).toMatchObject({ kind: 'message' })
+    expect(second.body.result, second.text).toMatchObject({ kind: 'message' })
+    // each went to the remote: no answer of one name-keyed send handed to the other
+    expect(p.calls('message/send').length - before).toBe(2)
+    expect(second.body.result.messageId).not.toBe(first.body.result.messageId)
+    expect(await p.gw.app.ledger.getFrontSend('static:jwt:dashboards', messageId)).toBeUndefined()
   })
 })

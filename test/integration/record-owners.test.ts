@@ -4,40 +4,17 @@
 // is one and the same are two callers. The other one's use of alice's request id is 409
 // idempotency_key_conflict, never her replay; her records show it only what anyone with read
 // sees; she still sees hers whole.
-import { describe, expect, onTestFinished } from 'vitest'
-import { CONTROL_ENV, claim, rid, type ControlPair } from '../helpers/control.js'
+import { describe, expect } from 'vitest'
+import { claim, rid } from '../helpers/control.js'
 import { it } from '../helpers/fixtures.js'
-import { AUDIENCE, ISSUER, eventually, sign, startIdp, testKey } from '../helpers/jwks.js'
+import { twoSubjectsOneName } from '../helpers/identities.js'
 
 /** what anyone with read sees of a record that is not theirs */
 const SUMMARY_KEYS = ['caller', 'createdAt', 'operation', 'requestId', 'state', 'updatedAt']
 
-/** alice and mallory: two subjects, one display name under the claim mapping, each a controller of their own */
-async function twoSubjectsOneName (startControlPair: (o?: { env?: Record<string, string> }) => Promise<ControlPair>, claimName: string) {
-  const key = await testKey('k1')
-  const idp = await startIdp([key])
-  onTestFinished(idp.close)
-  const p = await startControlPair({
-    env: {
-      ...CONTROL_ENV,
-      GATEWAY_JWT_ISSUER: ISSUER,
-      GATEWAY_JWT_AUDIENCE: AUDIENCE,
-      GATEWAY_JWT_JWKS_URL: idp.url,
-      GATEWAY_JWT_CLAIMS: JSON.stringify({ name: claimName }),
-      GATEWAY_RATE_LIMIT_AUTH_FAILURES: '100000'
-    }
-  })
-  const token = async (sub: string, controllerId: string): Promise<string> =>
-    await sign(key, { sub, [claimName]: 'ml-portal', scope: 'read control', oo_controller_id: controllerId })
-  const alice = await token('alice-0001', 'ctl-alice')
-  const mallory = await token('mallory-0666', 'ctl-mallory')
-  await eventually(async () => (await p.get(alice, '/v1/campaigns/camp-o/control')).status === 200, 5000, 'keys in use')
-  return { p, alice, mallory }
-}
-
 describe.each(['azp', 'preferred_username'])('two JWT subjects sharing one name through %s', (claimName) => {
   it('the other subject\'s use of alice\'s request id is 409 idempotency_key_conflict, nothing replayed or sent', async ({ startControlPair }) => {
-    const { p, alice, mallory } = await twoSubjectsOneName(startControlPair, claimName)
+    const { p, alice, mallory } = await twoSubjectsOneName(startControlPair, claimName, 'camp-o')
     await claim(p, alice, 'camp-o')
     const id = rid('sub')
     const body = { requestId: id, parts: [{ kind: 'text', text: 'train it' }] }
@@ -65,7 +42,7 @@ describe.each(['azp', 'preferred_username'])('two JWT subjects sharing one name 
   })
 
   it('alice\'s records show the other subject their summary alone, in listings and lookups; alice sees them whole', async ({ startControlPair }) => {
-    const { p, alice, mallory } = await twoSubjectsOneName(startControlPair, claimName)
+    const { p, alice, mallory } = await twoSubjectsOneName(startControlPair, claimName, 'camp-o')
     await claim(p, alice, 'camp-o')
     const id = rid('sub')
     const sub = await p.post(alice, '/v1/campaigns/camp-o/submissions', { requestId: id, parts: [{ kind: 'text', text: 'secret plan' }] })
