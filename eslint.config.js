@@ -72,7 +72,7 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', NO_OBJECT_SPREAD] }
   },
   {
-    files: ['src/cli/**', 'scripts/**', 'bench/**', 'test/**', 'clients/typescript/examples/**'],
+    files: ['src/cli/**', 'scripts/**', 'bench/**', 'test/**', 'clients/typescript/examples/**', 'clients/a2a-example/**'],
     rules: { 'no-console': 'off' }
   },
   {

@@ -3,15 +3,18 @@
 // (src/front/door.ts). Registered like every route, so authentication, scopes, rate limits, load
 // shedding, the access line and the secret guard apply. The body is read as text and framed by
 // the core, so that every bad input is a JSON-RPC error; a method sent as a URL path is 404 with
-// the error that names the canonical form.
+// the error that names the canonical form. With tracing on, each POST is an A2A SERVER span
+// (src/tracing/front.ts, handed in: nothing of OpenTelemetry is loaded while tracing is off).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { GatewayError } from '../src/core/errors.js'
-import { buildCard, createCardSigner } from '../src/front/card.js'
-import { createFrontDoor } from '../src/front/door.js'
-import { traceFrontAnswer } from '../src/tracing/front.js'
-import { pathMethodError, versionOf } from '../src/front/framing.js'
+import { buildCard, createCardSigner, GATEWAY_AGENT } from '../src/front/card.js'
+import { createFrontDoor, type FrontAnswer } from '../src/front/door.js'
+import type { Tracing } from '../src/tracing/sdk.js'
+import { requestOrigin } from '../src/front/card-url.js'
+import { framingError, wireError } from '../src/front/errors.js'
+import { pathMethodError, shapeOf, versionOf } from '../src/front/framing.js'
 import { RPC_CODES } from '../schemas/jsonrpc.js'
 import { A2aAgentCardSchema, A2aJwksSchema, A2aRequestSchema, A2aResponseSchema } from '../schemas/front.js'
 import { answers, AUTHENTICATED, WITH_BODY } from '../schemas/responses.js'
@@ -23,9 +26,13 @@ const PUBLIC: readonly ErrorCode[] = ['invalid_request', 'request_timeout', 'exp
 const A2A_VERSION = z.object({ 'a2a-version': z.string().optional().describe('`1.0` for v1.0\'s method names and shapes; none or `0.3` for v0.3\'s.') })
 /** the core reads the body itself: the schema is the document's, never a validator */
 const documentedOnly = (): (() => true) => () => true
-const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/
 
-const a2a: FastifyPluginAsyncZod = async (app) => {
+export interface A2aRouteOptions {
+  /** the SERVER span per request around the door's answer, when tracing is on */
+  traceFrontDoor?: Tracing['traceFrontDoor'] | undefined
+}
+
+const a2a: FastifyPluginAsyncZod<A2aRouteOptions> = async (app, opts) => {
   const config = app.gatewayConfig
   const door = createFrontDoor({
     argus: app.argus,
@@ -36,7 +43,8 @@ const a2a: FastifyPluginAsyncZod = async (app) => {
     logger: app.log as never
   })
   const { signingKey, publicUrl } = config.frontCard
-  const signer = signingKey !== undefined ? createCardSigner(signingKey) : undefined
+  // the key proves itself here, before the gateway listens: one that cannot sign stops the start
+  const signer = signingKey !== undefined ? await createCardSigner(signingKey) : undefined
 
   // JSON-RPC framing is the core's: the body reaches it as text, whatever it holds
   app.removeAllContentTypeParsers()
@@ -44,14 +52,17 @@ const a2a: FastifyPluginAsyncZod = async (app) => {
 
   const card = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     let base = publicUrl
+    const vary = ['A2A-Version']
     if (base === undefined) {
       // unsigned only: a signed card names GATEWAY_PUBLIC_URL, never a Host header (src/front/signing-key.ts)
-      if (!HOST.test(request.host)) throw new GatewayError('invalid_request', { message: 'The Host header is not a host name.' })
-      base = `${request.protocol}://${request.host}`
+      const from = requestOrigin({ protocol: request.protocol, host: request.host, hostHeader: request.headers.host, encrypted: (request.socket as { encrypted?: boolean }).encrypted === true, trustProxy: config.trustProxy !== false })
+      if (from === undefined) throw new GatewayError('invalid_request', { message: 'The Host header is not a host name.' })
+      base = from.origin
+      vary.push(...from.vary)
     }
     const v = versionOf(request.headers['a2a-version'])
     const body = buildCard(app.discovery.snapshot(), base, v === '1.0' ? '1.0' : '0.3')
-    reply.header('vary', 'A2A-Version').header('cache-control', 'no-cache')
+    reply.header('vary', vary.join(', ')).header('cache-control', 'no-cache')
     return reply.type(JSON_TYPE).send(JSON.stringify(signer !== undefined ? await signer.sign(body) : body))
   }
   const cardDoc = (operationId: string, summary: string) => ({
@@ -80,6 +91,16 @@ const a2a: FastifyPluginAsyncZod = async (app) => {
     return reply.type(JSON_TYPE).send(JSON.stringify({ keys: [signingKey.publicJwk] }))
   })
 
+  /** one POST's answer: the door's, or the refusal of a body that is not JSON */
+  const answerOf = async (request: FastifyRequest, reply: FastifyReply): Promise<FrontAnswer> => {
+    if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
+      const error = wireError(framingError(RPC_CODES.invalidRequest, 'invalid_request', 'Content-Type must be application/json.'), shapeOf(request.headers['a2a-version']))
+      return { body: JSON.stringify({ jsonrpc: '2.0', id: null, error }), rpcMethod: 'invalid', outcome: String(RPC_CODES.invalidRequest), rpcErrorCode: RPC_CODES.invalidRequest }
+    }
+    return await door.handle({ text: typeof request.body === 'string' ? request.body : '', version: request.headers['a2a-version'], caller: request.caller!, chargeControl: async () => { await app.chargeControl(request, reply) } })
+  }
+  const answer = opts.traceFrontDoor?.(answerOf, { agent: GATEWAY_AGENT, publicUrl }) ?? answerOf
+
   app.post('/a2a/', {
     config: { scope: 'read' },
     validatorCompiler: documentedOnly,
@@ -94,14 +115,8 @@ const a2a: FastifyPluginAsyncZod = async (app) => {
     }
   }, async (request, reply) => {
     reply.type(JSON_TYPE)
-    if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
-      app.metrics.frontRequests.inc({ rpc_method: 'invalid', outcome: String(RPC_CODES.invalidRequest) })
-      traceFrontAnswer({ rpcMethod: 'invalid', outcome: String(RPC_CODES.invalidRequest), rpcErrorCode: RPC_CODES.invalidRequest })
-      return reply.send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: RPC_CODES.invalidRequest, message: 'Content-Type must be application/json.' } }))
-    }
-    const a = await door.handle({ text: typeof request.body === 'string' ? request.body : '', version: request.headers['a2a-version'], caller: request.caller!, chargeControl: async () => { await app.chargeControl(request, reply) } })
+    const a = await answer(request, reply)
     app.metrics.frontRequests.inc({ rpc_method: a.rpcMethod, outcome: a.outcome })
-    traceFrontAnswer(a)
     return reply.send(a.body)
   })
 
@@ -110,7 +125,7 @@ const a2a: FastifyPluginAsyncZod = async (app) => {
     method: ['GET', 'POST'],
     url: '/a2a/*',
     schema: { hide: true },
-    handler: async (request, reply) => reply.code(404).type(JSON_TYPE).send(JSON.stringify({ jsonrpc: '2.0', id: null, error: pathMethodError(request.url) }))
+    handler: async (request, reply) => reply.code(404).type(JSON_TYPE).send(JSON.stringify({ jsonrpc: '2.0', id: null, error: wireError(pathMethodError(request.url), shapeOf(request.headers['a2a-version'])) }))
   })
 }
 

@@ -88,10 +88,11 @@ export const ReleasedAnswerSchema = z.object({ requestId: z.string(), campaignId
   .meta({ id: 'ReleasedAnswer', example: { requestId: 'release-2026-12-01-a5', campaignId: 'camp-2026-q4', released: true } })
 export const AcceptedAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), accepted: z.literal(true) })
   .meta({ id: 'AcceptedAnswer', example: { requestId: 'iv-2026-12-01-a6', campaignId: 'camp-2026-q4', accepted: true } })
-export const SubmittedAnswerSchema = z.object({ requestId: z.string(), taskId: z.string(), state: TaskStateSchema })
-  .meta({ id: 'SubmittedAnswer', example: { requestId: 'submit-2026-12-01-a3', taskId: 'task-7f3c2a91', state: 'submitted' } })
-export const CanceledAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), taskId: z.string(), state: TaskStateSchema })
-  .meta({ id: 'CanceledAnswer', example: { requestId: 'cancel-2026-12-01-a4', campaignId: 'camp-2026-q4', taskId: 'task-7f3c2a91', state: 'canceled' } })
+const ContextIdSchema = z.string().optional().describe('The task\'s context id, as the remote named it in its answer; absent when it named none.')
+export const SubmittedAnswerSchema = z.object({ requestId: z.string(), taskId: z.string(), state: TaskStateSchema, contextId: ContextIdSchema })
+  .meta({ id: 'SubmittedAnswer', example: { requestId: 'submit-2026-12-01-a3', taskId: 'task-7f3c2a91', state: 'submitted', contextId: 'ctx-7f3c2a91' } })
+export const CanceledAnswerSchema = z.object({ requestId: z.string(), campaignId: z.string(), taskId: z.string(), state: TaskStateSchema, contextId: ContextIdSchema })
+  .meta({ id: 'CanceledAnswer', example: { requestId: 'cancel-2026-12-01-a4', campaignId: 'camp-2026-q4', taskId: 'task-7f3c2a91', state: 'canceled', contextId: 'ctx-7f3c2a91' } })
 /**
  * what an applied request id replays once retention pruned its record (docs/design.md#request-ids-are-forever):
  * its final state, from what stays of it; the original answer is gone

@@ -35,7 +35,10 @@ export const A2aRequestSchema = z.object({
 export const A2aErrorSchema = z.object({
   code: z.number().int().describe('-32700/-32600/-32601/-32602/-32603, A2A\'s -32001…-32009, or the front door\'s own -32010…-32023 (docs/api.md#a2a-front-door).'),
   message: z.string().describe('The gateway\'s own words, never a remote\'s.'),
-  data: z.record(z.string(), z.unknown()).optional().describe('The contract `code`, `retryable`, and where they apply `requestId`, `missingPrerequisites`, `reconcile`.')
+  data: z.union([
+    z.record(z.string(), z.unknown()).describe('Without `A2A-Version` (or with 0.3): the contract `code`, `retryable`, and where they apply `requestId`, `missingPrerequisites`, `reconcile`.'),
+    z.array(z.looseObject({ '@type': z.string() })).describe('To `A2A-Version: 1.0` (A2A v1.0 §9.5): a `type.googleapis.com/google.rpc.ErrorInfo` — `reason` the A2A error name (`TASK_NOT_FOUND`) in domain `a2a-protocol.org`, or the contract code (`IDEMPOTENCY_KEY_MISMATCH`) in domain `openoperator-gateway`; `metadata` the same fields as strings — and for -32602 a `type.googleapis.com/google.rpc.BadRequest` whose `fieldViolations` name the field.')
+  ]).optional()
 }).meta({ id: 'A2aError', example: { code: -32011, message: 'This message id was sent before with other content; nothing was sent.', data: { code: 'idempotency_key_mismatch', retryable: false, requestId: 'sub-2026-12-01-a2' } } })
 
 export const A2aResponseSchema = z.object({
@@ -56,7 +59,7 @@ export const A2aAgentCardSchema = z.looseObject({
   capabilities: z.record(z.string(), z.unknown()),
   skills: z.array(z.record(z.string(), z.unknown())),
   securitySchemes: z.record(z.string(), z.unknown()),
-  signatures: z.array(z.record(z.string(), z.unknown())).optional().describe('With GATEWAY_CARD_SIGNING_KEY: a detached JWS over the card\'s RFC 8785 canonical form.')
+  signatures: z.array(z.record(z.string(), z.unknown())).optional().describe('With GATEWAY_CARD_SIGNING_KEY: detached JWS signatures, one per distinct canonical form of the card — A2A v1.0 §8.4.1\'s, the one @a2a-js/sdk verifies, the whole card\'s — each RFC 8785 JSON.')
 }).meta({ id: 'A2aAgentCard', description: 'The gateway\'s own A2A agent card: v0.3\'s shape, or v1.0\'s to `A2A-Version: 1.0`.' })
 
 export const A2aJwksSchema = z.object({

@@ -146,6 +146,6 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(ledgerRoutes)
   await app.register(adminRoutes)
   // the A2A front door: the REST surface's twin on the same core (docs/api.md#a2a-front-door)
-  await app.register(a2aRoutes)
+  await app.register(a2aRoutes, { traceFrontDoor: deps.tracing?.traceFrontDoor })
   return app
 }

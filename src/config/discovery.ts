@@ -8,9 +8,9 @@ import type { Config } from './types.js'
 
 const DEFAULT_MIN_DISCOVERY_INTERVAL_MS = 5000
 
-export function discoverySettings (e: ParsedEnv, fine: (...names: string[]) => boolean, problems: string[], read: (p: string) => string): Pick<Config, 'discoveryIntervalMs' | 'discoveryMinIntervalMs' | 'cardJwks' | 'frontCard'> {
+export function discoverySettings (e: ParsedEnv, fine: (...names: string[]) => boolean, problems: string[], warnings: string[], read: (p: string) => string): Pick<Config, 'discoveryIntervalMs' | 'discoveryMinIntervalMs' | 'cardJwks' | 'frontCard'> {
   if (fine('GATEWAY_DISCOVERY_MIN_INTERVAL_MS', 'GATEWAY_DISCOVERY_INTERVAL_MS') && e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS !== undefined && e.GATEWAY_DISCOVERY_MIN_INTERVAL_MS > e.GATEWAY_DISCOVERY_INTERVAL_MS) problems.push('GATEWAY_DISCOVERY_MIN_INTERVAL_MS: must not exceed GATEWAY_DISCOVERY_INTERVAL_MS (the two bound the refresh period a card\'s Cache-Control may ask for)')
-  const frontCard = frontCardConfig(e.GATEWAY_CARD_SIGNING_KEY, e.GATEWAY_PUBLIC_URL, problems)
+  const frontCard = frontCardConfig(e.GATEWAY_CARD_SIGNING_KEY, e.GATEWAY_PUBLIC_URL, e.NODE_ENV === 'production', problems, warnings)
   let cardJwks: Config['cardJwks']
   if (e.GATEWAY_CARD_JWKS_FILE !== undefined) {
     const jwks = jwksFile('GATEWAY_CARD_JWKS_FILE', e.GATEWAY_CARD_JWKS_FILE, read, problems)

@@ -70,7 +70,7 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
 
   const trustProxy = trustProxySetting(e.GATEWAY_TRUST_PROXY, problems, warnings)
   const bounds = requestBounds(e, fine, problems, warnings)
-  const discovery = discoverySettings(e, fine, problems, readOperatorFile)
+  const discovery = discoverySettings(e, fine, problems, warnings, readOperatorFile)
 
   if (fine('GATEWAY_TASK_BODY_BUDGET_BYTES', 'UPSTREAM_MAX_TASK_RESPONSE_BYTES') && e.GATEWAY_TASK_BODY_BUDGET_BYTES < e.UPSTREAM_MAX_TASK_RESPONSE_BYTES) {
     // a budget smaller than one allowed answer would shed that answer every time

@@ -29,6 +29,9 @@ export interface EffectContext {
   now: () => number
 }
 
+/** the remote's context id for the task, where it named one: the front door answers it, as tasks/get shows it */
+const contextOf = (t: Record<string, unknown>): { contextId?: string } => typeof t.contextId === 'string' && t.contextId !== '' ? { contextId: t.contextId } : {}
+
 const error = (code: ConstructorParameters<typeof GatewayError>[0], requestId: string, message?: string): Applied => {
   const e = new GatewayError(code, { requestId, message })
   return { httpStatus: e.statusCode, body: e.toBody(), taskId: null }
@@ -60,12 +63,12 @@ export async function applyResult (c: EffectContext, result: unknown): Promise<A
       const task = SubmittedTaskSchema.safeParse(result)
       if (!task.success) return undefined
       await c.ledger.setBoundTask({ campaignId, taskId: task.data.id, requestId, boundAt: c.now() })
-      return { httpStatus: 202, body: { requestId, taskId: task.data.id, state: taskState(task.data.status?.state ?? 'submitted') }, taskId: task.data.id }
+      return { httpStatus: 202, body: { requestId, taskId: task.data.id, state: taskState(task.data.status?.state ?? 'submitted'), ...contextOf(task.data) }, taskId: task.data.id }
     }
     case 'cancel': {
       const task = CanceledTaskSchema.safeParse(result)
       if (!task.success || task.data.id !== c.boundTaskId) return undefined
-      return { httpStatus: 200, body: { requestId, campaignId, taskId: task.data.id, state: taskState(task.data.status.state) }, taskId: task.data.id }
+      return { httpStatus: 200, body: { requestId, campaignId, taskId: task.data.id, state: taskState(task.data.status.state), ...contextOf(task.data) }, taskId: task.data.id }
     }
   }
 }

@@ -14,6 +14,7 @@ import { wireFor, WIRE_V03, type A2aWire, type ProtocolVersion } from '../upstre
 import { computeCapabilities, type Capability, type CapabilityModel, type CapabilityName } from './capabilities.js'
 import { chooseProtocol, type ProtocolChoice } from './protocol.js'
 import { createVersionBackoff, REFUSAL_DEFINED } from './version-backoff.js'
+import type { CardForm } from './card-canonical.js'
 import { reportSignatures, signedForm, verifyCard, type SignatureReport } from './card-signature.js'
 import type { TrustedKeys } from './trusted-keys.js'
 
@@ -197,8 +198,8 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
   }
 
   /** the card in the form its signature covers, hashed as such; undefined when that form is not a valid card */
-  function adoptSigned (r: Extract<Attempt, { card: AgentCard }>): Extract<Attempt, { card: AgentCard }> | undefined {
-    const form = signedForm(r.raw)
+  function adoptSigned (r: Extract<Attempt, { card: AgentCard }>, covered: CardForm): Extract<Attempt, { card: AgentCard }> | undefined {
+    const form = signedForm(r.raw, covered)
     // an unset list is an empty one, as the signer's protobuf reads it
     const parsed = AgentCardSchema.safeParse({ ...form, skills: form.skills ?? [] })
     if (!parsed.success) return undefined
@@ -225,7 +226,7 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
       const keys = o.trustedKeys?.current()
       const report = keys !== undefined ? await verifyCard(result.raw, keys) : reportSignatures(result.raw)
       // what is used is what was signed: a verified card is read without the members its signature does not cover
-      const signed = report.state === 'verified' ? adoptSigned(result) : result
+      const signed = report.state === 'verified' ? adoptSigned(result, report.form) : result
       if (report.state === 'failed') {
         // an unverified card is never adopted: the last good one stays, fail closed at start
         fail(`card signature: ${report.reason}`)

@@ -14,16 +14,17 @@ import { ARGUS_EXTENSION_URN, ARGUS_OPERATIONS, type ArgusOperation } from '../a
 import type { ArgusReader } from '../argus/reader.js'
 import type { ControlPlane } from '../control/plane.js'
 import { callerIdentity, ownerIdentity } from '../control/identity.js'
-import { checkBodyRules } from '../control/rules.js'
+import { checkBodyRules, MAX_BODY_DEPTH } from '../control/rules.js'
 import type { Lease } from '../control/wire.js'
 import { GatewayError } from '../core/errors.js'
+import { deeperThan } from '../core/value-depth.js'
 import type { Discovery } from '../discovery/discovery.js'
 import type { FrontSend, Ledger, MutationOperation } from '../ledger/types.js'
 import { projectTaskJson } from '../tasks/projection.js'
 import type { TaskProjection } from '../../schemas/task.js'
 import { TaskIdSchema } from '../../schemas/task.js'
-import { protocolError, rpcErrorOf, rpcErrorOfBody, type RpcError } from './errors.js'
-import { frame, logicalOf, versionOf, type FrontVersion, type Logical, type RpcId } from './framing.js'
+import { invalidField, protocolError, rpcErrorOf, rpcErrorOfBody, wireError, type RpcError } from './errors.js'
+import { frame, logicalOf, shapeOf, versionOf, type FrontVersion, type Logical, type RpcId } from './framing.js'
 import { campaignIdIn, requestIdIn } from './ids.js'
 import { sendParamsIn, sendResultOut, taskOut, taskParamsIn } from './wire.js'
 
@@ -58,13 +59,15 @@ export interface FrontAnswer {
   outcome: string
   /** the JSON-RPC error code of a refusal (traces) */
   rpcErrorCode?: number
+  /** what the request's span reads (docs/design.md#tracing): the version spoken, the params as sent, the result */
+  trace?: { version: FrontVersion; params?: Obj; result?: Obj }
 }
 
 class Refusal extends Error {
   constructor (readonly rpc: RpcError) { super(rpc.message) }
 }
 const refuse = (code: number, message: string, data?: Obj): Refusal => new Refusal(protocolError(code, message, data))
-const invalid = (message: string): GatewayError => new GatewayError('invalid_request', { message })
+const invalid = invalidField
 
 /** the sanitised task: the REST projection's rules in A2A's shape; file URIs inert (a data part, never a link) */
 export function sanitisedTask (p: TaskProjection): Obj {
@@ -78,7 +81,7 @@ export function sanitisedTask (p: TaskProjection): Obj {
   return {
     kind: 'task',
     id: p.taskId,
-    contextId: p.contextId ?? '',
+    ...contextOf(p.contextId),
     status: { state: p.state },
     artifacts: p.artifacts.map((a, i) => ({
       artifactId: a.artifactId ?? `artifact-${i + 1}`,
@@ -89,7 +92,14 @@ export function sanitisedTask (p: TaskProjection): Obj {
   }
 }
 
-const contentHash = (v: unknown): string => createHash('sha256').update(canonicalize(v) ?? '').digest('hex')
+/** the remote's context id where it named one; none at all where it did not (A2A v1.0's Task leaves it optional) */
+const contextOf = (c: unknown): { contextId?: string } => typeof c === 'string' && c !== '' ? { contextId: c } : {}
+
+/** a send's content, as its canonical JSON's hash; bounded first, as every walk of a caller's value is */
+function contentHash (v: unknown): string {
+  if (deeperThan(v, MAX_BODY_DEPTH + 2)) throw invalid('params', `params nest deeper than ${MAX_BODY_DEPTH} levels.`)
+  return createHash('sha256').update(canonicalize(v) ?? '').digest('hex')
+}
 
 const noCharge = async (): Promise<void> => {}
 
@@ -158,22 +168,24 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
 
   async function submit (caller: Caller, raw: Obj, params: Obj, message: Obj, sup: unknown): Promise<Obj> {
     needs(caller, 'control')
-    if (!isRecord(sup)) throw invalid('metadata.argus_supervisor must be an object.')
+    if (!isRecord(sup)) throw invalid('params.message.metadata.argus_supervisor', 'metadata.argus_supervisor must be an object.')
     // constraints or a reserved key anywhere in what was sent — params, the message, its
     // metadata, the configuration — is refused, never dropped; argus_supervisor in the message's
     // metadata is the one the submission is read from (docs/design.md#front-door)
     checkBodyRules(raw, { holder: isRecord(raw.message) ? raw.message.metadata : undefined, key: 'argus_supervisor' })
     const allowed = new Set(['campaign_id', 'request_id', 'project'])
     const extra = Object.keys(sup).find((k) => !allowed.has(k))
-    if (extra !== undefined) throw invalid(`metadata.argus_supervisor holds campaign_id, request_id and project only; ${JSON.stringify(extra.slice(0, 64))} is not one.`)
+    if (extra !== undefined) throw invalid('params.message.metadata.argus_supervisor', `metadata.argus_supervisor holds campaign_id, request_id and project only; ${JSON.stringify(extra.slice(0, 64))} is not one.`)
     const otherMeta = Object.keys(message.metadata as Obj).find((k) => k !== 'argus_supervisor')
     if (otherMeta !== undefined) throw new GatewayError('reserved_field', { message: 'A submission\'s message metadata holds argus_supervisor only.' })
     const campaignId = campaignIdIn(sup.campaign_id, 'params', 'message', 'metadata', 'argus_supervisor', 'campaign_id')
     const messageId = message.messageId as string
     if (sup.request_id !== undefined && sup.request_id !== messageId) throw new GatewayError('conflicting_fields', { message: 'metadata.argus_supervisor.request_id must equal the message id.' })
     const config = params.configuration
-    if (!isRecord(config) || config.blocking !== false) throw invalid('A submission is non-blocking: configuration.blocking false (A2A 1.0: returnImmediately true).')
-    if (message.taskId !== undefined || message.referenceTaskIds !== undefined) throw invalid('A submission starts a new task: taskId and referenceTaskIds are not served.')
+    if (!isRecord(config) || config.blocking !== false) throw invalid('params.configuration.blocking', 'A submission is non-blocking: configuration.blocking false (A2A 1.0: returnImmediately true).')
+    if (message.taskId !== undefined || message.referenceTaskIds !== undefined) throw invalid(message.taskId !== undefined ? 'params.message.taskId' : 'params.message.referenceTaskIds', 'A submission starts a new task: taskId and referenceTaskIds are not served.')
+    // the remote names the new task's context; a caller's would be replaced, which A2A v1.0 §3.4.1 forbids: refused instead
+    if (message.contextId !== undefined && message.contextId !== '') throw invalid('params.message.contextId', 'A submission starts a new context, which the remote names: contextId is not served.')
     const body: Obj = { requestId: messageId, parts: message.parts, ...(sup.project !== undefined ? { project: sup.project } : {}) }
     const identity = callerIdentity(caller)
     const hash = contentHash({ kind: 'submit', campaignId, body })
@@ -188,7 +200,7 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     // a replay of a record retention pruned knows the task, not its state then: A2A's `unknown`
     const pruned = answer.pruned === true
     const state = pruned ? 'unknown' : typeof answer.state === 'string' ? answer.state : 'submitted'
-    return { kind: 'task', id: taskId, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: campaignId, request_id: messageId, ...(pruned ? { pruned: true } : {}) } } }
+    return { kind: 'task', id: taskId, ...contextOf(answer.contextId), status: { state }, metadata: { argus_supervisor: { campaign_id: campaignId, request_id: messageId, ...(pruned ? { pruned: true } : {}) } } }
   }
 
   async function send (caller: Caller, raw: Obj, v: FrontVersion, charge: () => Promise<void>): Promise<Obj> {
@@ -196,9 +208,9 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     const message = params.message as Obj
     // a message id is a request id, for a read (the de-duplication key) as for a submission (the mutation's)
     requestIdIn(message.messageId, 'params', 'message', 'messageId')
-    if (!Array.isArray(message.parts)) throw invalid('params.message.parts must be an array.')
+    if (!Array.isArray(message.parts)) throw invalid('params.message.parts', 'params.message.parts must be an array.')
     const meta = message.metadata
-    if (meta !== undefined && !isRecord(meta)) throw invalid('params.message.metadata must be an object.')
+    if (meta !== undefined && !isRecord(meta)) throw invalid('params.message.metadata', 'params.message.metadata must be an object.')
     const extensions = Array.isArray(message.extensions) ? message.extensions : []
     if (isRecord(meta) && (ARGUS_EXTENSION_URN in meta || extensions.includes(ARGUS_EXTENSION_URN))) return await argusRead(caller, message, meta[ARGUS_EXTENSION_URN])
     if (isRecord(meta) && 'argus_supervisor' in meta) {
@@ -211,7 +223,7 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
   /** the task of this caller's own send, or TaskNotFound: another caller's task does not exist for them */
   async function ownTask (caller: Caller, params: Obj): Promise<{ id: string; send: FrontSend }> {
     const id = typeof params.id === 'string' ? params.id : typeof params.name === 'string' ? params.name.replace(/^tasks\//, '') : undefined
-    if (id === undefined) throw invalid('params.id must be the task id.')
+    if (id === undefined) throw invalid('params.id', 'params.id must be the task id.')
     const owner = ownerIdentity(caller)
     const own = owner !== undefined && TaskIdSchema.safeParse(id).success ? await d.ledger.frontTaskOf(owner, id) : undefined
     if (own === undefined || own.campaignId === null) throw new GatewayError('not_found', { message: 'Task not found.' })
@@ -235,9 +247,9 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     const params = taskParamsIn(raw)
     const meta = params.metadata
     const sup = isRecord(meta) ? meta.argus_supervisor : undefined
-    if (!isRecord(sup) || sup.request_id === undefined) throw invalid('tasks/cancel needs metadata.argus_supervisor.request_id: the cancel\'s own request id.')
+    if (!isRecord(sup) || sup.request_id === undefined) throw invalid('params.metadata.argus_supervisor.request_id', 'tasks/cancel needs metadata.argus_supervisor.request_id: the cancel\'s own request id.')
     const extra = Object.keys(sup).find((k) => k !== 'request_id' && k !== 'campaign_id')
-    if (extra !== undefined) throw invalid('metadata.argus_supervisor holds request_id (and campaign_id) only.')
+    if (extra !== undefined) throw invalid('params.metadata.argus_supervisor', 'metadata.argus_supervisor holds request_id (and campaign_id) only.')
     const requestId = requestIdIn(sup.request_id, 'params', 'metadata', 'argus_supervisor', 'request_id')
     if (sup.campaign_id !== undefined) campaignIdIn(sup.campaign_id, 'params', 'metadata', 'argus_supervisor', 'campaign_id')
     const { id, send: own } = await ownTask(caller, params)
@@ -245,7 +257,7 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     const answer = await mutate(caller, 'cancel', own.campaignId!, { requestId }, id)
     const pruned = answer.pruned === true
     const state = pruned ? 'unknown' : typeof answer.state === 'string' ? answer.state : 'canceled'
-    return { kind: 'task', id, contextId: '', status: { state }, metadata: { argus_supervisor: { campaign_id: own.campaignId, request_id: requestId, ...(pruned ? { pruned: true } : {}) } } }
+    return { kind: 'task', id, ...contextOf(answer.contextId), status: { state }, metadata: { argus_supervisor: { campaign_id: own.campaignId, request_id: requestId, ...(pruned ? { pruned: true } : {}) } } }
   }
 
   const OP: Partial<Record<Logical, MutationOperation>> = { claim_control: 'claim', renew_control: 'renew', release_control: 'release', intervene: 'intervene' }
@@ -254,14 +266,14 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     checkBodyRules(params)
     const campaignId = campaignIdIn(params.campaign_id, 'params', 'campaign_id')
     if (logical === 'read_control') {
-      if (Object.keys(params).length > 1) throw invalid('campaign/read_control takes campaign_id only.')
+      if (Object.keys(params).length > 1) throw invalid('params', 'campaign/read_control takes campaign_id only.')
       return { lease: leaseOut(await d.control.readControl(campaignId)) }
     }
     needs(caller, 'control')
     const operation = OP[logical]!
     const allowed = new Set(['campaign_id', 'request_id', ...(operation === 'claim' || operation === 'renew' ? ['ttl_seconds'] : []), ...(operation === 'intervene' ? ['intervention'] : [])])
     const extra = Object.keys(params).find((k) => !allowed.has(k))
-    if (extra !== undefined) throw invalid(`${JSON.stringify(extra.slice(0, 64))} is not a parameter of this method.`)
+    if (extra !== undefined) throw invalid('params', `${JSON.stringify(extra.slice(0, 64))} is not a parameter of this method.`)
     const requestId = requestIdIn(params.request_id, 'params', 'request_id')
     const body: Obj = { requestId }
     if (params.ttl_seconds !== undefined) body.ttlSeconds = params.ttl_seconds
@@ -287,7 +299,11 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
       case 'push':
         throw refuse(RPC_CODES.pushNotificationNotSupported, 'Push notifications are not supported.')
       case 'extendedCard':
-        throw refuse(RPC_CODES.extendedAgentCardNotConfigured, 'The gateway has no extended agent card.')
+        // A2A v1.0 §3.3.4: a card that does not declare capabilities.extendedAgentCard answers
+        // UnsupportedOperation; v0.3 has only ExtendedAgentCardNotConfigured for it
+        throw v === '1.0'
+          ? refuse(RPC_CODES.unsupportedOperation, 'The gateway\'s card declares no extended agent card (capabilities.extendedAgentCard).')
+          : refuse(RPC_CODES.extendedAgentCardNotConfigured, 'The gateway has no extended agent card.')
       case 'list':
         throw refuse(RPC_CODES.unsupportedOperation, 'Listing tasks is not served.')
       default:
@@ -295,26 +311,30 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     }
   }
 
-  const answer = (id: RpcId | null, r: { result: Obj } | { error: RpcError }): string =>
-    JSON.stringify({ jsonrpc: '2.0', id, ...r })
+  /** the answer's text, its error written in the caller's generation (errors.ts) */
+  const answer = (id: RpcId | null, r: { result: Obj } | { error: RpcError }, shape: FrontVersion): string =>
+    JSON.stringify({ jsonrpc: '2.0', id, ...('error' in r ? { error: wireError(r.error, shape) } : r) })
 
   return {
     handle: async (input) => {
+      const shape = shapeOf(input.version)
       const framed = frame(input.text)
-      if (!framed.ok) return { body: answer(framed.id, { error: framed.error }), rpcMethod: 'invalid', outcome: String(framed.error.code), rpcErrorCode: framed.error.code }
+      if (!framed.ok) return { body: answer(framed.id, { error: framed.error }, shape), rpcMethod: 'invalid', outcome: String(framed.error.code), rpcErrorCode: framed.error.code }
       const { id, method, params } = framed.req
       const version = versionOf(input.version)
-      if (typeof version !== 'string') return { body: answer(id, { error: version }), rpcMethod: 'invalid', outcome: String(version.code), rpcErrorCode: version.code }
+      if (typeof version !== 'string') return { body: answer(id, { error: version }, shape), rpcMethod: 'invalid', outcome: String(version.code), rpcErrorCode: version.code }
       const l = logicalOf(method, version)
-      if ('code' in l) return { body: answer(id, { error: l }), rpcMethod: 'unknown', outcome: String(l.code), rpcErrorCode: l.code }
+      if ('code' in l) return { body: answer(id, { error: l }, shape), rpcMethod: 'unknown', outcome: String(l.code), rpcErrorCode: l.code, trace: { version } }
       try {
+        // every walk of params below (spellings compared, content hashed, body rules) meets a bounded value
+        if (deeperThan(params, MAX_BODY_DEPTH)) throw invalid('params', `params nest deeper than ${MAX_BODY_DEPTH} levels.`)
         const result = await dispatch(input.caller, l.logical, params, version, input.chargeControl ?? noCharge)
-        return { body: answer(id, { result }), rpcMethod: l.canonical, outcome: 'ok' }
+        return { body: answer(id, { result }, shape), rpcMethod: l.canonical, outcome: 'ok', trace: { version, params, result } }
       } catch (err) {
         const error = err instanceof Refusal ? err.rpc : rpcErrorOf(err)
         if (!(err instanceof Refusal) && !(err instanceof GatewayError)) d.logger.error({ err, rpcMethod: l.canonical }, 'front door request failed')
         const code = error.data?.code
-        return { body: answer(id, { error }), rpcMethod: l.canonical, outcome: typeof code === 'string' ? code : String(error.code), rpcErrorCode: error.code }
+        return { body: answer(id, { error }, shape), rpcMethod: l.canonical, outcome: typeof code === 'string' ? code : String(error.code), rpcErrorCode: error.code, trace: { version, params } }
       }
     }
   }

@@ -2,7 +2,10 @@
 // error codes to a stable JSON-RPC code, the A2A spec's where it has one. An error's message is
 // the gateway's own; its data carries the contract code, `retryable`, and where they apply the
 // request id, the missing prerequisites and the reconcile path. Never a remote's text.
-import { GatewayError, isErrorCode, isGatewayError, type ErrorCode } from '../core/errors.js'
+// The data is written in the caller's generation (`wireError`): v0.3's object, or A2A v1.0's
+// array of `@type` objects (§3.3.2, §9.5) — a `google.rpc.ErrorInfo` whose metadata holds the same
+// fields as strings, and for -32602 a `google.rpc.BadRequest` naming the field.
+import { GatewayError, isErrorCode, isGatewayError, type ErrorCode, type GatewayErrorOptions } from '../core/errors.js'
 import { RPC_CODES } from '../../schemas/jsonrpc.js'
 
 /** the front door's own codes, in the implementation-defined server range A2A leaves free */
@@ -54,17 +57,36 @@ export function rpcCodeOf (e: GatewayError): number {
   return RPC_CODES.internalError
 }
 
-export interface RpcError { code: number; message: string; data?: Record<string, unknown> }
+/** a refusal of one field of the request (`params.message.parts`): v1.0's BadRequest names it */
+export class FieldError extends GatewayError {
+  constructor (code: ErrorCode, readonly field: string, opts: GatewayErrorOptions = {}) {
+    super(code, opts)
+  }
+}
 
-/** an error of the protocol itself (framing, method, version): no contract code */
+export const invalidField = (field: string, message: string): FieldError => new FieldError('invalid_request', field, { message })
+
+export interface FieldViolation { field: string; description: string }
+
+/** an error as the door holds it: v0.3's object data, and for -32602 the field it refuses */
+export interface RpcError { code: number; message: string; data?: Record<string, unknown>; violation?: FieldViolation }
+
+/** an error of the protocol itself (framing, method, version) */
 export const protocolError = (code: number, message: string, data?: Record<string, unknown>): RpcError =>
   data === undefined ? { code, message } : { code, message, data }
+
+/** a JSON-RPC refusal that is also a contract error: -32700, -32600, -32601 carry `code` and `retryable` */
+export const framingError = (code: number, contract: ErrorCode, message: string, extra: Record<string, unknown> = {}): RpcError =>
+  ({ code, message, data: { code: contract, retryable: false, ...extra }, ...(code === RPC_CODES.invalidParams ? { violation: { field: 'params', description: message } } : {}) })
 
 export function rpcErrorOf (err: unknown): RpcError {
   const e = isGatewayError(err) ? err : new GatewayError('internal_error', { cause: err })
   const { error } = e.toBody()
   const { message: _m, ...data } = error
-  return { code: rpcCodeOf(e), message: e.message, data }
+  const code = rpcCodeOf(e)
+  const out: RpcError = { code, message: e.message, data }
+  if (code === RPC_CODES.invalidParams) out.violation = { field: e instanceof FieldError ? e.field : 'params', description: e.message }
+  return out
 }
 
 /** a stored REST error answer (a replayed mutation) as a JSON-RPC error: its code and fields, the gateway's message */
@@ -79,4 +101,61 @@ export function rpcErrorOfBody (body: unknown): RpcError {
     missingPrerequisites: Array.isArray(error.missingPrerequisites) ? error.missingPrerequisites as string[] : undefined
   })
   return rpcErrorOf(e)
+}
+
+// ---- v1.0's error details ----------------------------------------------------------------------
+
+/** ErrorInfo's domain for the errors A2A and JSON-RPC name */
+export const A2A_DOMAIN = 'a2a-protocol.org'
+/** ErrorInfo's domain for the gateway's own codes (-32010…-32023): its reason is the contract code */
+export const GATEWAY_DOMAIN = 'openoperator-gateway'
+const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo'
+const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest'
+
+/** each code's error name in A2A v1.0 (§3.3.2, §9.5) in UPPER_SNAKE_CASE without "Error", as §9.5 writes a reason */
+const A2A_REASONS: ReadonlyMap<number, string> = new Map([
+  [RPC_CODES.parseError, 'JSON_PARSE'],
+  [RPC_CODES.invalidRequest, 'INVALID_REQUEST'],
+  [RPC_CODES.methodNotFound, 'METHOD_NOT_FOUND'],
+  [RPC_CODES.invalidParams, 'INVALID_PARAMS'],
+  [RPC_CODES.internalError, 'INTERNAL'],
+  [RPC_CODES.taskNotFound, 'TASK_NOT_FOUND'],
+  [RPC_CODES.taskNotCancelable, 'TASK_NOT_CANCELABLE'],
+  [RPC_CODES.pushNotificationNotSupported, 'PUSH_NOTIFICATION_NOT_SUPPORTED'],
+  [RPC_CODES.unsupportedOperation, 'UNSUPPORTED_OPERATION'],
+  [RPC_CODES.contentTypeNotSupported, 'CONTENT_TYPE_NOT_SUPPORTED'],
+  [RPC_CODES.invalidAgentResponse, 'INVALID_AGENT_RESPONSE'],
+  [RPC_CODES.extendedAgentCardNotConfigured, 'EXTENDED_AGENT_CARD_NOT_CONFIGURED'],
+  [RPC_CODES.extensionSupportRequired, 'EXTENSION_SUPPORT_REQUIRED'],
+  [RPC_CODES.versionNotSupported, 'VERSION_NOT_SUPPORTED']
+])
+
+/** ErrorInfo's metadata is a map of strings: scalars as text, a list as its JSON */
+function metadataOf (data: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(data)) {
+    if (typeof v === 'string') out[k] = v
+    else if (typeof v === 'boolean' || typeof v === 'number') out[k] = String(v)
+    else if (Array.isArray(v)) out[k] = JSON.stringify(v)
+  }
+  return out
+}
+
+/** `error.data` as the caller's generation writes it: v0.3's object, v1.0's list of details */
+export function wireError (e: RpcError, shape: '0.3' | '1.0'): { code: number; message: string; data?: unknown } {
+  if (shape === '0.3') return protocolError(e.code, e.message, e.data)
+  const a2aReason = A2A_REASONS.get(e.code)
+  const contract = e.data?.code
+  const reason = a2aReason ?? (typeof contract === 'string' ? contract.toUpperCase() : 'INTERNAL')
+  const metadata = metadataOf(e.data ?? {})
+  const details: Array<Record<string, unknown>> = [{
+    '@type': ERROR_INFO,
+    reason,
+    domain: a2aReason !== undefined ? A2A_DOMAIN : GATEWAY_DOMAIN,
+    ...(Object.keys(metadata).length > 0 ? { metadata } : {})
+  }]
+  if (e.code === RPC_CODES.invalidParams) {
+    details.push({ '@type': BAD_REQUEST, fieldViolations: [e.violation ?? { field: 'params', description: e.message }] })
+  }
+  return { code: e.code, message: e.message, data: details }
 }

@@ -6,11 +6,12 @@
 import type { z } from 'zod'
 import { CampaignIdSchema, RequestIdSchema } from '../../schemas/control.js'
 import { invalidRequest, parseReadable } from '../core/validation.js'
+import { invalidField } from './errors.js'
 
 function checked (schema: z.ZodType<string>, value: unknown, path: readonly string[]): string {
   const r = parseReadable(schema, value)
   if (r.success) return r.data
-  throw invalidRequest(r.issues.map((i) => ({ ...i, path: [...path, ...i.path] })))
+  throw invalidField(path.join('.'), invalidRequest(r.issues.map((i) => ({ ...i, path: [...path, ...i.path] }))).message)
 }
 
 /** a campaign id as REST's routes take it, or -32602 naming `path` (`params.campaign_id`) */

@@ -6,9 +6,10 @@
 // `returnImmediately`) becomes v0.3's shape. Outbound: v0.3's shape as is, or v1.0's
 // (`TASK_STATE_*`, parts without `kind`, a send's `{task}` / `{message}` wrapper). Only A2A's
 // own objects are renamed: a data part's data and any metadata keep their keys.
-import { GatewayError } from '../core/errors.js'
+import { deeperThan } from '../core/value-depth.js'
 import { ARGUS_EXTENSION_URN } from '../argus/envelope.js'
 import { V1_ROLES, V1_STATES } from '../upstream/a2a-wire.js'
+import { FieldError, invalidField } from './errors.js'
 import type { FrontVersion } from './framing.js'
 
 type Obj = Record<string, unknown>
@@ -28,7 +29,14 @@ const SNAKE: Record<string, string> = {
   artifact_id: 'artifactId'
 }
 
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+/** how deep a value the door compares in two spellings may nest: the control plane's body bound */
+export const MAX_COMPARED_DEPTH = 32
+
+/** the two spellings' values compared as JSON text, each bounded first: no depth reaches the stack's end */
+function same (a: unknown, b: unknown, field: string): boolean {
+  if (deeperThan(a, MAX_COMPARED_DEPTH) || deeperThan(b, MAX_COMPARED_DEPTH)) throw invalidField(field, `${field} nests deeper than ${MAX_COMPARED_DEPTH} levels.`)
+  return JSON.stringify(a) === JSON.stringify(b)
+}
 
 /** one object's snake_case A2A keys renamed; both spellings that disagree are refused */
 function camel (o: Obj, where: string, names: Record<string, string> = SNAKE): Obj {
@@ -36,8 +44,8 @@ function camel (o: Obj, where: string, names: Record<string, string> = SNAKE): O
   for (const [snake, camelName] of Object.entries(names)) {
     if (!Object.hasOwn(o, snake)) continue
     out ??= { ...o }
-    if (Object.hasOwn(o, camelName) && !same(o[camelName], o[snake])) {
-      throw new GatewayError('conflicting_fields', { message: `${where}.${snake} and ${where}.${camelName} differ; send one.` })
+    if (Object.hasOwn(o, camelName) && !same(o[camelName], o[snake], `${where}.${snake}`)) {
+      throw new FieldError('conflicting_fields', `${where}.${snake}`, { message: `${where}.${snake} and ${where}.${camelName} differ; send one.` })
     }
     out[camelName] = o[snake]
     delete out[snake]
@@ -45,7 +53,8 @@ function camel (o: Obj, where: string, names: Record<string, string> = SNAKE): O
   return out ?? o
 }
 
-const V1_ROLE: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(V1_ROLES).map(([v03, v1]) => [v1, v03]))
+// read with Map#get: a role or state named `constructor` is no entry, never an inherited property
+const V1_ROLE: ReadonlyMap<string, string> = new Map(Object.entries(V1_ROLES).map(([v03, v1]) => [v1, v03]))
 
 function partIn (p: unknown, v: FrontVersion): unknown {
   if (!isRecord(p)) return p
@@ -67,18 +76,19 @@ export function sendParamsIn (params: Obj, v: FrontVersion): Obj {
   const p = camel(params, 'params')
   const out: Obj = { ...p }
   if (p.configuration !== undefined) {
-    if (!isRecord(p.configuration)) throw new GatewayError('invalid_request', { message: 'params.configuration must be an object.' })
+    if (!isRecord(p.configuration)) throw invalidField('params.configuration', 'params.configuration must be an object.')
     const c = camel(p.configuration, 'params.configuration')
     if (v === '1.0' && 'returnImmediately' in c) {
       const { returnImmediately, ...rest } = c
       out.configuration = { ...rest, blocking: returnImmediately !== true }
     } else out.configuration = c
   }
-  if (!isRecord(p.message)) throw new GatewayError('invalid_request', { message: 'params.message must be an object.' })
+  if (!isRecord(p.message)) throw invalidField('params.message', 'params.message must be an object.')
   const m = camel(p.message, 'params.message')
   const message: Obj = { ...m }
   if (v === '1.0' || m.kind === undefined) message.kind = 'message'
-  if (typeof m.role === 'string' && V1_ROLE[m.role] !== undefined) message.role = V1_ROLE[m.role]
+  const role = typeof m.role === 'string' ? V1_ROLE.get(m.role) : undefined
+  if (role !== undefined) message.role = role
   if (Array.isArray(m.parts)) message.parts = m.parts.map((x) => partIn(x, v))
   // the Argus envelope's legacy request_id, as the remote accepts it (and the gateway never sends)
   const meta = m.metadata
@@ -100,7 +110,7 @@ export function taskParamsIn (params: Obj): Obj {
 
 // the upstream wire's tables, read the other way: v0.3's state and role names as v1.0 writes them;
 // `unknown` (and anything else) is TASK_STATE_UNSPECIFIED
-const V1_STATE: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(V1_STATES).map(([v1, v03]) => [v03, v1]))
+const V1_STATE: ReadonlyMap<string, string> = new Map(Object.entries(V1_STATES).map(([v1, v03]) => [v03, v1]))
 
 function partOut (p: unknown): unknown {
   if (!isRecord(p)) return p
@@ -117,7 +127,7 @@ function messageOut (m: Obj): Obj {
 export function taskOut (t: Obj, v: FrontVersion): Obj {
   if (v === '0.3') return t
   const { kind: _kind, status, artifacts, ...rest } = t
-  const s = isRecord(status) ? { ...status, state: V1_STATE[String(status.state)] ?? 'TASK_STATE_UNSPECIFIED' } : status
+  const s = isRecord(status) ? { ...status, state: V1_STATE.get(String(status.state)) ?? 'TASK_STATE_UNSPECIFIED' } : status
   const a = Array.isArray(artifacts) ? artifacts.map((x) => isRecord(x) ? { ...x, parts: Array.isArray(x.parts) ? x.parts.map(partOut) : [] } : x) : artifacts
   return { ...rest, status: s, ...(a !== undefined ? { artifacts: a } : {}) }
 }

@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js'
 import { createUpstreamCircuit, type UpstreamCircuit } from '../upstream/breaker.js'
 import { mutationOutcomes } from '../control/outcome.js'
-import type { MutationOutcomes } from '../tracing/upstream.js'
+import type { UpstreamTraceOptions } from '../tracing/upstream.js'
 
 declare module 'fastify' {
   interface FastifyInstance { upstream: UpstreamClient; upstreamCircuit: UpstreamCircuit }
@@ -18,7 +18,7 @@ const CIRCUIT_GAUGE = { closed: 0, half_open: 1, open: 2 } as const
 
 export interface UpstreamPluginOptions {
   /** the client span per call, when tracing is on (src/tracing/upstream.ts) */
-  wrap?: ((client: UpstreamClient, origin: string, outcomes: MutationOutcomes) => UpstreamClient) | undefined
+  wrap?: ((client: UpstreamClient, o: UpstreamTraceOptions) => UpstreamClient) | undefined
 }
 
 export default fp<UpstreamPluginOptions>(async (app, opts) => {
@@ -44,8 +44,14 @@ export default fp<UpstreamPluginOptions>(async (app, opts) => {
   })
   const guarded = circuit.wrap(upstream)
   app.decorate('upstreamCircuit', circuit)
-  // a mutation span's outcome class is the control plane's (docs/design.md#outcomes), handed in
-  app.decorate('upstream', opts.wrap?.(guarded, app.gatewayConfig.upstream.origin, mutationOutcomes) ?? guarded)
+  // a mutation span's outcome class is the control plane's (docs/design.md#outcomes), handed in;
+  // the remote's card is discovery's, registered after this plugin and read only at call time
+  const traced = opts.wrap?.(guarded, {
+    origin: app.gatewayConfig.upstream.origin,
+    outcomes: mutationOutcomes,
+    remoteCard: () => app.hasDecorator('discovery') ? app.discovery.snapshot().card : undefined
+  })
+  app.decorate('upstream', traced ?? guarded)
   // through the decorated client: whatever wraps it (breaker, tracing) closes the same pools
   app.addHook('onClose', async () => { await app.upstream.close() })
 }, { name: 'upstream', dependencies: ['gateway-config', 'metrics'] })

@@ -10,16 +10,20 @@
 // tracing is off.
 import type { FastifyPluginAsync } from 'fastify'
 import type { UpstreamClient } from '../upstream/client.js'
-import type { MutationOutcomes } from './upstream.js'
+import type { traceFrontDoor } from './front.js'
+import type { UpstreamTraceOptions } from './upstream.js'
 
 export interface Tracing {
   /** the server span per request (@fastify/otel), registered first in buildApp */
   plugin: FastifyPluginAsync
   /**
-   * the upstream client with a client span per call and `traceparent` sent to the remote; a
-   * mutation's span carries the outcome class `outcomes` gives (the control plane's)
+   * the upstream client with a CLIENT span per call and `traceparent` sent to the remote; a
+   * mutation's span carries the outcome class `outcomes` gives (the control plane's), every span
+   * the remote card's name and version as discovery holds it
    */
-  wrapUpstream: (client: UpstreamClient, origin: string, outcomes: MutationOutcomes) => UpstreamClient
+  wrapUpstream: (client: UpstreamClient, o: UpstreamTraceOptions) => UpstreamClient
+  /** the front door's answer with a SERVER span per request around it (routes/a2a.ts) */
+  traceFrontDoor: typeof traceFrontDoor
   /** pino mixin: `traceId` of the active span on every log line */
   logMixin: () => object
   /** export what is buffered (at close: spans of the last requests are not lost) */
@@ -30,13 +34,14 @@ let started: Promise<Tracing> | undefined
 
 export async function startTracing (): Promise<Tracing> {
   started ??= (async () => {
-    const [{ NodeSDK }, { defaultResource, resourceFromAttributes }, { FastifyOtelInstrumentation }, { trace }, plugin, upstream, log] = await Promise.all([
+    const [{ NodeSDK }, { defaultResource, resourceFromAttributes }, { FastifyOtelInstrumentation }, { trace }, plugin, upstream, front, log] = await Promise.all([
       import('@opentelemetry/sdk-node'),
       import('@opentelemetry/resources'),
       import('@fastify/otel'),
       import('@opentelemetry/api'),
       import('./plugin.js'),
       import('./upstream.js'),
+      import('./front.js'),
       import('./log.js')
     ])
     const otel = new FastifyOtelInstrumentation(plugin.fastifyOtelOptions())
@@ -54,7 +59,8 @@ export async function startTracing (): Promise<Tracing> {
     const provider = (proxy.getDelegate?.() ?? proxy) as { forceFlush?: () => Promise<void> }
     return {
       plugin: plugin.tracingPlugin(otel),
-      wrapUpstream: (client, origin, outcomes) => upstream.traceUpstream(client, origin, outcomes, tracer),
+      wrapUpstream: (client, o) => upstream.traceUpstream(client, o, tracer),
+      traceFrontDoor: (handle, o) => front.traceFrontDoor(handle, o, tracer),
       logMixin: log.traceIdMixin,
       flush: async () => { await provider.forceFlush?.() }
     }

@@ -62,7 +62,10 @@ async function expectRefused (p: ControlPair, what: string, send: () => Promise<
   const res = await send()
   expect(res.status, what).toBe(200)
   expect(res.body.error?.code, `${what}: ${JSON.stringify(res.body)}`).not.toBe(-32603)
-  expect(res.body.error, what).toMatchObject({ code: -32602, data: { code, retryable: false } })
+  // v0.3's object data, or v1.0's ErrorInfo (docs/api.md#a2a-front-door)
+  const data = Array.isArray(res.body.error?.data) ? res.body.error.data[0].metadata : res.body.error?.data
+  expect(res.body.error?.code, what).toBe(-32602)
+  expect(data, what).toMatchObject({ code, retryable: Array.isArray(res.body.error?.data) ? 'false' : false })
   expect(res.body.result, what).toBeUndefined()
   expect(p.sim.rpcCalls().length, `${what}: nothing sent to the remote`).toBe(before)
   const ledger = p.gw.app.ledger

@@ -77,7 +77,8 @@ describe('framing and refusals', () => {
     const v1name = await raw(gw, t, '{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{}}')
     expect(v1name.body).toMatchObject({ id: 7, error: { code: -32601, data: { canonical: 'message/send' } } })
     const v03name = await raw(gw, t, '{"jsonrpc":"2.0","id":8,"method":"message/send","params":{}}', { 'content-type': 'application/json', 'a2a-version': '1.0' })
-    expect(v03name.body.error).toMatchObject({ code: -32601, data: { canonical: 'SendMessage' } })
+    // to A2A-Version 1.0 the data is v1.0's: an ErrorInfo whose metadata holds the same fields as strings
+    expect(v03name.body.error).toMatchObject({ code: -32601, data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'METHOD_NOT_FOUND', metadata: { code: 'not_found', canonical: 'SendMessage' } }] })
     expect((await raw(gw, t, '{"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{}}', { 'content-type': 'application/json', 'a2a-version': '2.0' })).body.error.code).toBe(-32009)
     expect((await raw(gw, t, '{}', { 'content-type': 'text/plain' })).body.error.code).toBe(-32600)
     // a method sent as a path
@@ -85,7 +86,7 @@ describe('framing and refusals', () => {
     expect(path.status).toBe(404)
     expect(path.body.error.code).toBe(-32601)
     expect(path.body.error.message).toContain('POST')
-    expect(path.body.error.data).toEqual({ endpoint: '/a2a/', method: 'message/send' })
+    expect(path.body.error.data).toEqual({ code: 'not_found', retryable: false, endpoint: '/a2a/', method: 'message/send' })
     // no token: the REST 401
     expect((await call(`${gw.url}/a2a/`, { method: 'POST', body: {} })).status).toBe(401)
   })

@@ -532,6 +532,7 @@ describe('the A2A front door in the document', () => {
     expect(A2aJwksSchema.safeParse(keys.body).success).toBe(true)
     expect(keys.body.keys[0]).toMatchObject({ kid: 'gw-card-1', kty: 'EC' })
     expect(keys.body.keys[0].d).toBeUndefined()
-    expect(A2aAgentCardSchema.parse((await hit(signed.gw.url, 'getAgentCard')).body).signatures).toHaveLength(1)
+    // one signature per distinct canonical form (docs/design.md#signed-cards): the v0.3 card's three
+    expect(A2aAgentCardSchema.parse((await hit(signed.gw.url, 'getAgentCard')).body).signatures).toHaveLength(3)
   })
 })

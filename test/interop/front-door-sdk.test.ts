@@ -68,7 +68,8 @@ describe.each(['v1.0', 'dual'] as const)('the SDK client at the front door, the 
     // the same refusals on the wire: their codes and contract codes
     const rpc = async (method: string, params: unknown, version = '1.0') => (await frontRpc(g.url, g.tokens.controller, method, params, { 'a2a-version': version })).body
     const claim = await rpc('campaign/claim_control', { campaign_id: 'camp-1', request_id: rid('claim'), ttl_seconds: 600 })
-    expect(claim.error).toMatchObject({ code: -32015, data: { code: 'capability_unavailable', missingPrerequisites: expect.any(Array) } })
+    // to A2A-Version 1.0, v1.0's error details: an ErrorInfo in the gateway's domain, the contract fields as strings
+    expect(claim.error).toMatchObject({ code: -32015, data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'CAPABILITY_UNAVAILABLE', domain: 'openoperator-gateway', metadata: { code: 'capability_unavailable', missingPrerequisites: expect.stringMatching(/^\[/) } }] })
     expect((await rpc('SendStreamingMessage', argusRead('supervisor.health'))).error.code).toBe(-32004)
     expect((await rpc('GetTask', { id: readTask })).error.code).toBe(-32001)
     expect(server.rpc).toHaveLength(3)

@@ -1,11 +1,10 @@
 // Tracing end to end (docs/design.md#tracing): the gateway with OTEL_EXPORTER_OTLP_ENDPOINT set
-// exports to an in-process OTLP/HTTP receiver on loopback (JSON protocol). A server span per
-// request, a client span per upstream call as its child with the A2A attributes, `traceparent`
-// at the simulator naming that client span, the caller's own trace continued, `traceId` on the
-// log lines — and no token, upstream secret, query value or request param anywhere in what
-// was exported.
+// exports to an in-process OTLP/HTTP receiver on loopback (JSON protocol, test/helpers/otlp.ts).
+// A server span per request, a client span per upstream call as its child in OpenTelemetry's A2A
+// conventions, `traceparent` at the simulator naming that client span, the caller's own trace
+// continued, `traceId` on the log lines — and no token, upstream secret, query value or request
+// param anywhere in what was exported. The A2A front door's spans: a2a-tracing.test.ts.
 import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
 import { Writable } from 'node:stream'
 import type pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,23 +15,9 @@ import { startGatewayServer, type RunningGateway } from '../../src/server.js'
 import { startSimulator, type Simulator } from '../../src/simulator/index.js'
 import { traceIdMixin } from '../../src/tracing/log.js'
 import { call } from '../helpers/http.js'
+import { attrs, CLIENT, SERVER, startOtlpReceiver, type OtlpReceiver, type OtlpSpan } from '../helpers/otlp.js'
 
-interface OtlpValue { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number }
-interface OtlpSpan {
-  traceId: string
-  spanId: string
-  parentSpanId?: string
-  name: string
-  kind: number
-  attributes?: Array<{ key: string; value: OtlpValue }>
-  status?: { code?: number; message?: string }
-}
-const SERVER = 2
-const CLIENT = 3
-
-const bodies: string[] = []
-const spans: OtlpSpan[] = []
-let receiver: Server
+let otlp: OtlpReceiver
 let sim: Simulator
 let gw: RunningGateway
 const logs: string[] = []
@@ -41,50 +26,16 @@ const tokens = { reader: tok(), controller: tok() }
 const PLANTED_PARAM = `planted-param-${randomBytes(8).toString('hex')}`
 const PLANTED_QUERY = `planted-query-${randomBytes(8).toString('hex')}`
 
-function attrs (s: OtlpSpan): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const a of s.attributes ?? []) out[a.key] = a.value.stringValue ?? (a.value.intValue !== undefined ? Number(a.value.intValue) : a.value.boolValue ?? a.value.doubleValue)
-  return out
-}
-
-async function waitFor<T> (what: string, find: () => T | undefined, ms = 5000): Promise<T> {
-  const until = Date.now() + ms
-  for (;;) {
-    const v = find()
-    if (v !== undefined) return v
-    if (Date.now() > until) throw new Error(`no ${what} within ${ms} ms; spans: ${spans.map((s) => s.name).join(', ')}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
-
-const serverSpan = (route: string, status: number): OtlpSpan | undefined =>
-  spans.find((s) => s.kind === SERVER && attrs(s)['http.route'] === route && attrs(s)['http.response.status_code'] === status)
-const childOf = (parent: OtlpSpan, op: string): OtlpSpan | undefined =>
-  spans.find((s) => s.kind === CLIENT && s.parentSpanId === parent.spanId && attrs(s)['a2a.method'] === op)
+const waitFor = async (what: string, find: (s: OtlpSpan) => boolean): Promise<OtlpSpan> => await otlp.waitFor(what, find)
+const serverSpan = (route: string, status: number) => (s: OtlpSpan): boolean =>
+  s.kind === SERVER && attrs(s)['http.route'] === route && attrs(s)['http.response.status_code'] === status
+const childOf = (parent: OtlpSpan, op: string) => (s: OtlpSpan): boolean =>
+  s.kind === CLIENT && s.parentSpanId === parent.spanId && attrs(s)['gateway.upstream.operation'] === op
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8')
-      if (req.method === 'POST' && req.url === '/v1/traces') {
-        bodies.push(text)
-        const doc = JSON.parse(text) as { resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: OtlpSpan[] }> }> }
-        for (const rs of doc.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spans.push(...(ss.spans ?? []))
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  const { port } = receiver.address() as { port: number }
+  otlp = await startOtlpReceiver()
   // the SDK reads the OpenTelemetry variables from the process environment when it starts
-  Object.assign(process.env, {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_BSP_SCHEDULE_DELAY: '50',
-    OTEL_SERVICE_NAME: 'gateway-under-test'
-  })
+  Object.assign(process.env, otlp.otelEnv, { OTEL_SERVICE_NAME: 'gateway-under-test' })
 
   sim = await startSimulator({ profile: 'campaign-control' })
   const callers = [
@@ -112,21 +63,32 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.close()
   await sim?.close()
-  await new Promise((resolve) => receiver?.close(resolve))
+  await otlp?.close()
 })
 
 describe('tracing with an OTLP endpoint set', () => {
-  it('a read: the server span, its upstream client span with the A2A attributes, traceparent at the remote', async () => {
+  it('a read: the server span, its upstream client span in the A2A conventions, traceparent at the remote', async () => {
     const res = await call(`${gw.url}/v1/supervisor/health`, { token: tokens.reader })
     expect(res.status).toBe(200)
-    const server = await waitFor('server span', () => serverSpan('/v1/supervisor/health', 200))
+    const server = await waitFor('server span', serverSpan('/v1/supervisor/health', 200))
     expect(server.name).toBe('GET /v1/supervisor/health')
     expect(attrs(server)).toMatchObject({ 'http.request.method': 'GET', 'url.path': '/v1/supervisor/health', 'gateway.caller': 'reader' })
 
-    const client = await waitFor('client span', () => childOf(server, 'supervisor.health'))
+    const client = await waitFor('client span', childOf(server, 'supervisor.health'))
     expect(client.traceId).toBe(server.traceId)
-    expect(client.name).toBe('A2A supervisor.health')
-    expect(attrs(client)).toMatchObject({ 'a2a.request_id': res.body.requestId, 'rpc.method': 'message/send', 'gateway.upstream.outcome': 'ok', 'http.response.status_code': 200 })
+    expect(client.name).toBe('SendMessage')
+    expect(attrs(client)).toMatchObject({
+      'a2a.method.name': 'SendMessage',
+      'a2a.message.id': res.body.requestId,
+      'a2a.protocol.version': '0.3',
+      'gen_ai.agent.name': 'OpenOperator',
+      'gateway.request_id': res.body.requestId,
+      'gateway.upstream.kind': 'read',
+      'gateway.upstream.outcome': 'ok',
+      'http.response.status_code': 200,
+      'server.address': '127.0.0.1',
+      'server.port': Number(new URL(sim.url).port)
+    })
 
     // the remote saw the client span as its parent
     const sent = sim.received.filter((r) => r.headers.traceparent !== undefined)
@@ -138,12 +100,14 @@ describe('tracing with an OTLP endpoint set', () => {
     const callerSpan = randomBytes(8).toString('hex')
     const res = await call(`${gw.url}/v1/tasks/task-demo-1`, { token: tokens.reader, headers: { traceparent: `00-${callerTrace}-${callerSpan}-01` } })
     expect(res.status).toBe(200)
-    const server = await waitFor('server span', () => serverSpan('/v1/tasks/:taskId', 200))
+    const server = await waitFor('server span', serverSpan('/v1/tasks/:taskId', 200))
     expect(server.traceId).toBe(callerTrace)
     expect(server.parentSpanId).toBe(callerSpan)
-    const client = await waitFor('client span', () => childOf(server, 'tasks.get'))
-    expect(attrs(client)['a2a.task_id']).toBe('task-demo-1')
-    expect(attrs(client)['a2a.request_id']).toBeUndefined()
+    const client = await waitFor('client span', childOf(server, 'tasks.get'))
+    expect(client.name).toBe('GetTask')
+    expect(attrs(client)).toMatchObject({ 'a2a.task.id': 'task-demo-1', 'gen_ai.conversation.id': 'ctx-demo-1' })
+    expect(attrs(client)['a2a.task.state']).toMatch(/^TASK_STATE_/)
+    expect(attrs(client)['gateway.request_id']).toBeUndefined()
   })
 
   it('a mutation: request id and outcome class on the client span, traceId on its log line', async () => {
@@ -155,12 +119,13 @@ describe('tracing with an OTLP endpoint set', () => {
     const iv = await call(`${gw.url}/v1/campaigns/${c}/interventions`, { method: 'POST', token: tokens.controller, body: { requestId: ivId, intervention: { note: PLANTED_PARAM } } })
     expect(iv.status, iv.text).toBe(200)
 
-    const server = await waitFor('server span', () => spans.find((s) => s.kind === SERVER && attrs(s)['http.route'] === '/v1/campaigns/:campaignId/interventions'))
+    const server = await waitFor('server span', (s) => s.kind === SERVER && attrs(s)['http.route'] === '/v1/campaigns/:campaignId/interventions')
     expect(attrs(server)).toMatchObject({ 'gateway.caller': 'controller', 'http.response.status_code': 200, 'http.request.method': 'POST' })
-    const client = await waitFor('client span', () => childOf(server, 'intervene'))
-    expect(attrs(client)).toMatchObject({ 'a2a.request_id': ivId, 'a2a.outcome': 'applied', 'a2a.kind': 'mutation' })
-    const claimSpan = await waitFor('claim span', () => spans.find((s) => attrs(s)['a2a.request_id'] === claimId))
-    expect(attrs(claimSpan)).toMatchObject({ 'a2a.method': 'claim_control', 'a2a.outcome': 'applied' })
+    const client = await waitFor('client span', childOf(server, 'intervene'))
+    expect(client.name).toBe('campaign/intervene')
+    expect(attrs(client)).toMatchObject({ 'a2a.method.name': 'campaign/intervene', 'gateway.request_id': ivId, 'gateway.campaign_id': c, 'gateway.mutation.outcome': 'applied', 'gateway.upstream.kind': 'mutation' })
+    const claimSpan = await waitFor('claim span', (s) => attrs(s)['gateway.request_id'] === claimId)
+    expect(attrs(claimSpan)).toMatchObject({ 'a2a.method.name': 'campaign/claim_control', 'gateway.upstream.operation': 'claim_control', 'gateway.mutation.outcome': 'applied' })
 
     const line = logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'mutation' && l.requestId === ivId)
     expect(line?.traceId).toBe(server.traceId)
@@ -169,40 +134,15 @@ describe('tracing with an OTLP endpoint set', () => {
   it('a refused request: the path without its query, the status without the error\'s message', async () => {
     const res = await call(`${gw.url}/v1/supervisor/health?token=${PLANTED_QUERY}`, { token: tokens.reader })
     expect(res.status).toBe(400)
-    const server = await waitFor('server span', () => serverSpan('/v1/supervisor/health', 400))
+    const server = await waitFor('server span', serverSpan('/v1/supervisor/health', 400))
     expect(attrs(server)['url.path']).toBe('/v1/supervisor/health')
     expect(server.status?.message ?? '').not.toMatch(/querystring|token/i)
   })
 
-  it('the A2A front door: rpc.method and the outcome on the server span, the upstream call its child; a refusal\'s JSON-RPC code', async () => {
-    const id = `read-${randomBytes(6).toString('hex')}`
-    const URN = 'urn:openoperator:argus-supervisor:v1'
-    const send = {
-      configuration: { blocking: true },
-      message: { role: 'user', kind: 'message', messageId: id, extensions: [URN], metadata: { [URN]: { operation: 'supervisor.status', requestId: id, note: PLANTED_PARAM } }, parts: [{ kind: 'data', data: { params: {} } }] }
-    }
-    const res = await call(`${gw.url}/a2a/`, { method: 'POST', token: tokens.reader, body: { jsonrpc: '2.0', id: PLANTED_PARAM, method: 'message/send', params: send } })
-    expect(res.body.result.kind, res.text).toBe('message')
-    const server = await waitFor('server span', () => spans.find((s) => s.kind === SERVER && attrs(s)['http.route'] === '/a2a/' && attrs(s)['gateway.a2a.outcome'] === 'ok'))
-    expect(server.name).toBe('POST /a2a/')
-    expect(attrs(server)).toMatchObject({ 'rpc.system': 'jsonrpc', 'rpc.method': 'message/send', 'gateway.caller': 'reader', 'http.response.status_code': 200 })
-    expect(attrs(server)['rpc.jsonrpc.error_code']).toBeUndefined()
-    const client = await waitFor('client span', () => childOf(server, 'supervisor.status'))
-    expect(attrs(client)).toMatchObject({ 'rpc.method': 'message/send', 'gateway.upstream.outcome': 'ok' })
-
-    const refused = await call(`${gw.url}/a2a/`, { method: 'POST', token: tokens.reader, body: { jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/set', params: {} } })
-    expect(refused.body.error.code).toBe(-32003)
-    const refusal = await waitFor('refused span', () => spans.find((s) => s.kind === SERVER && attrs(s)['http.route'] === '/a2a/' && attrs(s)['rpc.jsonrpc.error_code'] === -32003))
-    expect(attrs(refusal)).toMatchObject({ 'rpc.method': 'tasks/pushNotificationConfig/set', 'gateway.a2a.outcome': '-32003' })
-    await call(`${gw.url}/a2a/`, { method: 'POST', token: tokens.reader, body: { jsonrpc: '2.0', id: 2, method: PLANTED_QUERY, params: {} } })
-    const unknown = await waitFor('unknown span', () => spans.find((s) => s.kind === SERVER && attrs(s)['http.route'] === '/a2a/' && attrs(s)['rpc.method'] === 'unknown'))
-    expect(attrs(unknown)['rpc.jsonrpc.error_code']).toBe(-32601)
-  })
-
   it('no token, upstream secret, query value or request param in anything exported', async () => {
     await gw.app.close().catch(() => {})
-    await waitFor('export', () => bodies.length > 0 ? true : undefined)
-    const all = bodies.join('\n')
+    expect(otlp.bodies.length).toBeGreaterThan(0)
+    const all = otlp.bodies.join('\n')
     for (const secret of [tokens.reader, tokens.controller, sim.secret, PLANTED_PARAM, PLANTED_QUERY]) expect(all).not.toContain(secret)
     // the exported resource follows OTEL_SERVICE_NAME
     expect(all).toContain('gateway-under-test')

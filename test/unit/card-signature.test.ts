@@ -1,12 +1,18 @@
 // Card signatures (docs/design.md#signed-cards) with keys generated here: ES256 and RS256 verify;
 // a tampered card, an unknown kid, a wrong typ, an HMAC or `none` signature do not; a card
 // re-serialised with its keys reordered still verifies (the canonical form), and one with empty
-// members added verifies and is read without them (the signed form); and the JWKS file
-// refuses what must never be a trusted key.
+// members added verifies and is read without them (the signed form); the canonical forms —
+// §8.4.1's own example to the byte, @a2a-js/sdk's canonicalizeAgentCard to the byte, the whole
+// card — and a card the SDK signed; and the JWKS file refuses what must never be a trusted key.
 import { exportJWK, FlattenedSign, generateKeyPair, generateSecret, base64url } from 'jose'
 import canonicalize from 'canonicalize'
 import { describe, expect, it } from 'vitest'
-import { canonicalCardPayload, signedForm, verifyCard } from '../../src/discovery/card-signature.js'
+import { canonicalizeAgentCard, generateAgentCardSignature } from '@a2a-js/sdk'
+import { cardPayload, type CardForm } from '../../src/discovery/card-canonical.js'
+import { signedForm, verifyCard } from '../../src/discovery/card-signature.js'
+
+// the whole card without its empty members: the form the simulator signs, as the SDK's cleanEmpty leaves it
+const canonicalCardPayload = (card: Record<string, unknown>): string => cardPayload(card, 'whole')
 import { parseJwks } from '../../src/discovery/trusted-keys.js'
 
 const CARD = {
@@ -24,8 +30,8 @@ async function keyPair (alg: 'ES256' | 'RS256', kid: string) {
   return { privateKey, jwk: { ...await exportJWK(publicKey), kid, alg } }
 }
 
-async function sign<C extends Record<string, unknown>> (card: C, privateKey: Parameters<FlattenedSign['sign']>[0], header: Record<string, unknown>): Promise<C & { signatures: Array<{ protected: string | undefined; signature: string }> }> {
-  const jws = await new FlattenedSign(new TextEncoder().encode(canonicalCardPayload(card))).setProtectedHeader(header as never).sign(privateKey)
+async function sign<C extends Record<string, unknown>> (card: C, privateKey: Parameters<FlattenedSign['sign']>[0], header: Record<string, unknown>, form: CardForm = 'whole'): Promise<C & { signatures: Array<{ protected: string | undefined; signature: string }> }> {
+  const jws = await new FlattenedSign(new TextEncoder().encode(cardPayload(card, form))).setProtectedHeader(header as never).sign(privateKey)
   return { ...card, signatures: [{ protected: jws.protected, signature: jws.signature }] }
 }
 
@@ -62,10 +68,10 @@ describe('verifyCard', () => {
     // the signer's own empties go too: iconUrl "", a skill's tags []
     const { iconUrl: _empty, ...rest } = signed
     const covered = { ...rest, skills: [{ id: 'argus_supervisor_health', name: 'Health' }] }
-    expect(signedForm(added)).toEqual(covered)
-    expect(signedForm(signed)).toEqual(covered)
-    expect(canonicalCardPayload(signedForm(added))).toBe(canonicalCardPayload(signed))
-    expect((await verifyCard(signedForm(added), { keys: [k.jwk] })).state).toBe('verified')
+    expect(signedForm(added, 'whole')).toEqual(covered)
+    expect(signedForm(signed, 'whole')).toEqual(covered)
+    expect(canonicalCardPayload(signedForm(added, 'whole'))).toBe(canonicalCardPayload(signed))
+    expect((await verifyCard(signedForm(added, 'whole'), { keys: [k.jwk] })).state).toBe('verified')
   })
 
   it('refuses an unsigned card, an unknown kid, a typ other than JOSE, HMAC and none', async () => {
@@ -90,6 +96,50 @@ describe('verifyCard', () => {
     const both = { ...CARD, signatures: [...a.signatures, ...b.signatures] }
     expect(await verifyCard(both, { keys: [newKey.jwk] })).toMatchObject({ state: 'verified', keyId: 'new' })
     expect(await verifyCard(both, { keys: [oldKey.jwk] })).toMatchObject({ state: 'verified', keyId: 'old' })
+  })
+})
+
+describe('the canonical forms (docs/design.md#signed-cards)', () => {
+  it('proto is A2A v1.0 §8.4.1\'s own example, to the byte: REQUIRED kept at its default, optional kept as set, an empty plain list omitted', () => {
+    const fragment = { name: 'Example Agent', description: '', capabilities: { streaming: false, pushNotifications: false, extensions: [] }, skills: [] }
+    expect(cardPayload(fragment, 'proto')).toBe('{"capabilities":{"pushNotifications":false,"streaming":false},"description":"","name":"Example Agent","skills":[]}')
+  })
+
+  it('sdk is what @a2a-js/sdk 1.3 computes (canonicalizeAgentCard), whatever the card holds', () => {
+    const cards: Array<Record<string, unknown>> = [
+      CARD,
+      { ...CARD, skills: [], securityRequirements: [{ schemes: { bearer: { list: [] } } }], securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'bearer', description: '' } } } },
+      { ...CARD, capabilities: { streaming: false, extensions: [{ uri: 'urn:x', required: false, description: '', params: { a: false, b: '', c: [] } }] } },
+      // v0.3's members, which the v1.0 schema does not define, and snake_case spellings ProtoJSON readers accept
+      { ...CARD, url: 'https://oo.example/a2a/', protocolVersion: '0.3.0', preferredTransport: 'JSONRPC', security: [{ bearer: [] }], default_input_modes: ['text/plain'] },
+      { name: 'n', description: 'd', version: '1', supportedInterfaces: [], capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [], provider: {}, iconUrl: '', documentationUrl: 'https://d.example' }
+    ]
+    for (const card of cards) expect(cardPayload(card, 'sdk'), JSON.stringify(card)).toBe(canonicalizeAgentCard(card as never))
+  })
+
+  it('whole keeps every member the card has, v0.3\'s included; proto and sdk keep only the v1.0 schema\'s', () => {
+    const v03 = { ...CARD, url: 'https://oo.example/a2a/', preferredTransport: 'JSONRPC' }
+    expect(JSON.parse(cardPayload(v03, 'whole'))).toMatchObject({ url: 'https://oo.example/a2a/', preferredTransport: 'JSONRPC' })
+    for (const form of ['proto', 'sdk'] as const) expect(JSON.parse(cardPayload(v03, form)).url, form).toBeUndefined()
+  })
+
+  it('a card deeper than 64 levels has no canonical form: refused, never a stack overflow', async () => {
+    let deep: unknown = 1
+    for (let i = 0; i < 100_000; i++) deep = [deep]
+    const card = { ...CARD, capabilities: { extensions: [{ uri: 'urn:x', params: { deep } }] }, signatures: [{ protected: 'e30', signature: 'AA' }] }
+    expect(() => cardPayload(card, 'proto')).toThrow(/deeper than 64/)
+    expect(await verifyCard(card, { keys: [(await keyPair('ES256', 'k')).jwk] })).toEqual({ state: 'failed', reason: 'the card cannot be put in canonical form' })
+  })
+
+  it('a card @a2a-js/sdk signed verifies, read in the form it signed; so does one signed in §8.4.1\'s strict form', async () => {
+    const k = await keyPair('ES256', 'sdk-1')
+    const card = { ...CARD, skills: [], capabilities: { streaming: false, extensions: [{ uri: 'urn:x', required: false }] } }
+    const bySdk = await generateAgentCardSignature(k.privateKey, { alg: 'ES256', kid: 'sdk-1', typ: 'JOSE' })(card as never) as unknown as Record<string, unknown>
+    const r = await verifyCard(bySdk, { keys: [k.jwk] })
+    expect(r).toMatchObject({ state: 'verified', form: 'sdk' })
+    const strict = await sign(card, k.privateKey, { alg: 'ES256', kid: 'sdk-1', typ: 'JOSE' }, 'proto')
+    expect(await verifyCard(strict, { keys: [k.jwk] })).toMatchObject({ state: 'verified', form: 'proto' })
+    expect(signedForm(strict, 'proto').skills).toEqual([])
   })
 })
 

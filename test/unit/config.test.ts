@@ -141,7 +141,7 @@ describe('configuration', () => {
   })
 
   it('NODE_TLS_REJECT_UNAUTHORIZED=0: refused in production, a warning otherwise (docs/design.md#production)', () => {
-    const env = { NODE_ENV: 'production', OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 's3cr3t-value-0123', GATEWAY_CALLERS: callers, GATEWAY_LEDGER_URL: 'sqlite:/tmp/x.db' }
+    const env = { NODE_ENV: 'production', OPENOPERATOR_URL: 'https://oo.example', SPYNEL_AGENT_ZERO_API_KEY: 's3cr3t-value-0123', GATEWAY_CALLERS: callers, GATEWAY_LEDGER_URL: 'sqlite:/tmp/x.db', GATEWAY_PUBLIC_URL: 'https://gw.example' }
     expect(problems({ ...env, NODE_TLS_REJECT_UNAUTHORIZED: '0' })).toEqual(['NODE_TLS_REJECT_UNAUTHORIZED: must not be 0 when NODE_ENV=production (it turns off certificate checks for every TLS connection of the process); unset it'])
     // any other value leaves Node's verification on: nothing to say
     for (const v of ['1', '', 'false']) expect(loadConfig({ ...env, NODE_TLS_REJECT_UNAUTHORIZED: v }).warnings).toEqual([])

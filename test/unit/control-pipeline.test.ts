@@ -872,7 +872,8 @@ describe('step 9: outcome classes', () => {
     r.fake.on('message/send', { result: { kind: 'task', id: 'task-9', contextId: 'ctx-1', status: { state: 'submitted' } } })
     const id = rid()
     const a = await r.mutate(req('submit', { requestId: id, parts: [{ kind: 'text', text: 'go' }] }))
-    expect(a).toEqual({ httpStatus: 202, body: { requestId: id, taskId: 'task-9', state: 'submitted' }, replayed: false })
+    // the remote's context rides along, for the front door's answer (docs/design.md#front-door)
+    expect(a).toEqual({ httpStatus: 202, body: { requestId: id, taskId: 'task-9', state: 'submitted', contextId: 'ctx-1' }, replayed: false })
     expect(await r.ledger.getBoundTask(C1)).toMatchObject({ taskId: 'task-9', requestId: id })
     const [call] = r.fake.mutations()
     expect(call).toMatchObject({ method: 'message/send', id, params: { configuration: { blocking: false }, message: { messageId: id } } })
@@ -988,7 +989,7 @@ describe('cancel targets the bound task only', () => {
     r.fake.once('tasks/get', { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'working' } } })
     r.fake.on(CONTROL_METHODS.cancel, { result: { kind: 'task', id: 'task-1', contextId: 'ctx', status: { state: 'canceled' } } })
     const ok = rid()
-    expect((await r.mutate(req('cancel', { requestId: ok }))).body).toEqual({ requestId: ok, campaignId: C1, taskId: 'task-1', state: 'canceled' })
+    expect((await r.mutate(req('cancel', { requestId: ok }))).body).toEqual({ requestId: ok, campaignId: C1, taskId: 'task-1', state: 'canceled', contextId: 'ctx' })
     // the order of docs/design.md#leases: the task, then the lease, then the send
     expect(after().map((c) => c.method)).toEqual(['tasks/get', 'tasks/get', CONTROL_METHODS.read_control, CONTROL_METHODS.cancel])
     expect(r.fake.mutations()[1]?.params).toEqual({ id: 'task-1', metadata: { argus_supervisor: { campaign_id: C1, controller_id: 'ctl-alice', controller_epoch: 2, request_id: ok, constraints: constraintsEnvelope() } } })

@@ -543,7 +543,7 @@ export interface components {
             securitySchemes: {
                 [key: string]: unknown;
             };
-            /** @description With GATEWAY_CARD_SIGNING_KEY: a detached JWS over the card's RFC 8785 canonical form. */
+            /** @description With GATEWAY_CARD_SIGNING_KEY: detached JWS signatures, one per distinct canonical form of the card — A2A v1.0 §8.4.1's, the one @a2a-js/sdk verifies, the whole card's — each RFC 8785 JSON. */
             signatures?: {
                 [key: string]: unknown;
             }[];
@@ -566,10 +566,13 @@ export interface components {
             code: number;
             /** @description The gateway's own words, never a remote's. */
             message: string;
-            /** @description The contract `code`, `retryable`, and where they apply `requestId`, `missingPrerequisites`, `reconcile`. */
             data?: {
                 [key: string]: unknown;
-            };
+            } | ({
+                "@type": string;
+            } & {
+                [key: string]: unknown;
+            })[];
         };
         A2aJwks: {
             /** @description The public key the card is signed with. */
@@ -721,7 +724,8 @@ export interface components {
          *       "requestId": "cancel-2026-12-01-a4",
          *       "campaignId": "camp-2026-q4",
          *       "taskId": "task-7f3c2a91",
-         *       "state": "canceled"
+         *       "state": "canceled",
+         *       "contextId": "ctx-7f3c2a91"
          *     }
          */
         CanceledAnswer: {
@@ -729,6 +733,8 @@ export interface components {
             campaignId: string;
             taskId: string;
             state: components["schemas"]["TaskState"];
+            /** @description The task's context id, as the remote named it in its answer; absent when it named none. */
+            contextId?: string;
         };
         /**
          * @example {
@@ -1039,13 +1045,16 @@ export interface components {
          * @example {
          *       "requestId": "submit-2026-12-01-a3",
          *       "taskId": "task-7f3c2a91",
-         *       "state": "submitted"
+         *       "state": "submitted",
+         *       "contextId": "ctx-7f3c2a91"
          *     }
          */
         SubmittedAnswer: {
             requestId: string;
             taskId: string;
             state: components["schemas"]["TaskState"];
+            /** @description The task's context id, as the remote named it in its answer; absent when it named none. */
+            contextId?: string;
         };
         /**
          * @description A completed state is an attempt outcome, never proof the mission was accepted.
