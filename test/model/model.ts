@@ -51,6 +51,8 @@ export interface ModelRecord {
   replica: number
   incarnation: number
   sentMono: number
+  /** by when it was certainly sent (its answer was judged), on the monotonic clock */
+  sentMonoEnd: number
 }
 
 export interface Stats {
@@ -340,9 +342,14 @@ export function remoteState (w: World, replica: number): 'near' | 'far' | 'grey'
  * on the ledger's clock, and on the monotonic clock since the record's send when that replica's
  * current start sent it, else since that replica's start
  */
-export function deadlineLeftMs (w: World, rec: ModelRecord, deadline: number, replica: number): number {
-  const mono = rec.replica === replica && rec.incarnation === w.incarnation(replica) ? rec.sentMono : w.startedAt(replica)
-  return Math.max(deadline - w.ledgerNow(), mono + ownerWaitMs(rec.op) - w.monoNow())
+export function deadlineLeftMs (w: World, rec: ModelRecord, deadline: number, replica: number): { lo: number; hi: number } {
+  const own = rec.replica === replica && rec.incarnation === w.incarnation(replica)
+  const started = w.startedAt(replica)
+  // the gateway takes its moment between these two: the send's (its pending write) or its start's
+  const [from, to] = own ? [rec.sentMono, rec.sentMonoEnd] : [started.from, started.to]
+  const ledger = deadline - w.ledgerNow()
+  const wait = ownerWaitMs(rec.op) - w.monoNow()
+  return { lo: Math.max(ledger, from + wait), hi: Math.max(ledger, to + wait) }
 }
 
 /** the lease a caller's request would carry, as the remote holds it now, by the clock of the replica it goes to */

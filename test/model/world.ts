@@ -106,8 +106,8 @@ export interface World {
    * or the remote's clock moving alone does not (for the gateway that is a step of its wall clock)
    */
   monoNow: () => number
-  /** when each replica last started, on the monotonic clock */
-  startedAt: (replica: number) => number
+  /** when each replica last started, on the monotonic clock: before and after its start (the gateway takes its own moment in between) */
+  startedAt: (replica: number) => { from: number; to: number }
   /** how many times each replica has started */
   incarnation: (replica: number) => number
   /** a replica's offsets (peer minus local, ms), as it would measure them exactly */
@@ -178,7 +178,7 @@ export async function startWorld (o: WorldOptions = {}): Promise<World> {
   const replicaOffset = Array.from({ length: n }, () => 0)
   let monoOffset = 0
   const monoNow = (): number => performance.now() + monoOffset
-  const startedAt = Array.from({ length: n }, () => 0)
+  const startedAt = Array.from({ length: n }, () => ({ from: 0, to: 0 }))
   const incarnations = Array.from({ length: n }, () => 0)
   const sim = await startSimulator({ profile: 'campaign-control', protocol: o.protocol ?? 'v0.3', secret, campaignControl: { now: () => Date.now() } })
   const fwd = await startForwarder(sim.url)
@@ -227,9 +227,9 @@ export async function startWorld (o: WorldOptions = {}): Promise<World> {
   const ledgerNow = (): number => postgres ? Date.now() + ledgerOffset : replicaNow(0)
   const marks: StepMark[] = []
   const start = async (i: number): Promise<RunningGateway> => {
-    startedAt[i] = monoNow()
+    const from = monoNow()
     incarnations[i]!++
-    return await startGatewayServer(config, {
+    const gw = await startGatewayServer(config, {
       logger,
       clock: () => replicaNow(i),
       monotonic: monoNow,
@@ -237,6 +237,8 @@ export async function startWorld (o: WorldOptions = {}): Promise<World> {
       ...(postgres ? { ledgerClock: () => Date.now() + ledgerOffset } : {}),
       onMutationStep: (step, id) => { marks.push({ step, id, t: Date.now() }) }
     })
+    startedAt[i] = { from, to: monoNow() }
+    return gw
   }
   const replicas = await Promise.all(Array.from({ length: n }, async (_, i) => await start(i)))
   let next = 0
