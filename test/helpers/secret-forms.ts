@@ -154,3 +154,104 @@ export function mixed (text: string, pick: (i: number) => boolean, kind: 'percen
     decode: (s) => JSON.parse(`"${s}"`) as string
   }
 }
+
+// The forms CONTRACT §14 adds (issue 45): whitespace inside base64, case and separators in hex,
+// case in base32 and base32hex, `\xNN` and `\u{…}` escapes, quoted-printable, one percent layer
+// over any form. Written from the RFCs and the languages' rules, not from src/core/secret-match.ts.
+
+/** `text` with `sepAt(i)` put before each character i (the empty string for none) */
+export const sprinkle = (text: string, sepAt: (i: number) => string): string =>
+  [...text].map((c, i) => sepAt(i) + c).join('')
+
+/** each letter upper case where `upperAt(i)` says, lower case elsewhere */
+export const mixCase = (text: string, upperAt: (i: number) => boolean): string =>
+  [...text].map((c, i) => upperAt(i) ? c.toUpperCase() : c.toLowerCase()).join('')
+
+const B32HEX = '0123456789ABCDEFGHIJKLMNOPQRSTUV'
+
+/** RFC 4648 §7 base32hex: base32's bit groups, the "extended hex" alphabet */
+export const base32hex = (bytes: Buffer, pad = true): string =>
+  [...base32(bytes, pad)].map((c) => c === '=' ? c : B32HEX[B32.indexOf(c)]!).join('')
+
+/** base32hex, either case (Python's `b32hexdecode(s, casefold=True)`) */
+export function base32hexDecode (text: string): Buffer {
+  return base32Decode([...text.toUpperCase()].map((c) => c === '=' ? c : B32[B32HEX.indexOf(c)] ?? '!').join(''))
+}
+
+/** hex, each digit's case by `upperAt`, `sepAt(i)` between byte i - 1 and byte i (`aa:bb`, `AA-bb`, `aa bb`) */
+export const hexSeparated = (bytes: Buffer, upperAt: (i: number) => boolean, sepAt: (i: number) => string): string =>
+  [...bytes].map((b, i) => (i === 0 ? '' : sepAt(i)) + mixCase(b.toString(16).padStart(2, '0'), (j) => upperAt(2 * i + j))).join('')
+
+/**
+ * A hex decoder as tools read digests: two digits of either case per byte, and between bytes any
+ * run of spaces (Python's `bytes.fromhex`), `:` or `-`; anything else is refused
+ */
+export function hexDecode (text: string): Buffer {
+  const m = /^(?:[0-9a-fA-F]{2}(?:[ :-]*(?=[0-9a-fA-F])|$))*$/.exec(text)
+  if (m === null) throw new Error(`not separated hex: ${text}`)
+  return Buffer.from(text.replace(/[ :-]/g, ''), 'hex')
+}
+
+/** each UTF-8 byte as `\xNN` (Python's bytes literals, C strings), the digits' case by `upperAt` */
+export const xEscapedBytes = (text: string, upperAt: (i: number) => boolean = () => false): string =>
+  [...Buffer.from(text)].map((b, i) => `\\x${mixCase(b.toString(16).padStart(2, '0'), (j) => upperAt(2 * i + j))}`).join('')
+
+/** each code point as `\u{…}` with `zeros` leading zeros (JavaScript, ES2015), the digits' case by `upperAt` */
+export const braceEscaped = (text: string, zeros: number, upperAt: (i: number) => boolean = () => false): string =>
+  [...text].map((c, i) => `\\u{${'0'.repeat(zeros)}${mixCase(c.codePointAt(0)!.toString(16), (j) => upperAt(i + j))}}`).join('')
+
+/**
+ * What a bytes literal's escapes give (Python's `codecs.escape_decode`): `\xNN` a byte, `\\`,
+ * `\"` and `\'` the character escaped, any other character its UTF-8 bytes; then the bytes as UTF-8
+ */
+export function xBytesDecode (text: string): string {
+  const bytes: number[] = []
+  for (let i = 0; i < text.length;) {
+    const m = /^\\x([0-9a-fA-F]{2})/.exec(text.slice(i, i + 4))
+    if (m !== null) {
+      bytes.push(parseInt(m[1]!, 16))
+      i += 4
+    } else if (text[i] === '\\' && '\\"\''.includes(text[i + 1] ?? '')) {
+      bytes.push(text.charCodeAt(i + 1))
+      i += 2
+    } else {
+      const c = String.fromCodePoint(text.codePointAt(i)!)
+      bytes.push(...Buffer.from(c))
+      i += c.length
+    }
+  }
+  return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(bytes))
+}
+
+/**
+ * Quoted-printable (RFC 2045 §6.7): the UTF-8 bytes `pick` selects as `=XX` (the digits' case by
+ * `upperAt`), the others raw, `=` always encoded; `softBreakAt(i)` puts a soft line break (`=` and
+ * CRLF) before byte i
+ */
+export function quotedPrintable (text: string, pick: (i: number) => boolean, upperAt: (i: number) => boolean = () => true, softBreakAt: (i: number) => boolean = () => false): string {
+  return [...Buffer.from(text)].map((b, i) => {
+    const c = String.fromCharCode(b)
+    const raw = b >= 0x21 && b <= 0x7e && c !== '=' && !pick(i)
+    return (softBreakAt(i) && i > 0 ? '=\r\n' : '') + (raw ? c : `=${mixCase(b.toString(16).padStart(2, '0'), (j) => upperAt(2 * i + j))}`)
+  }).join('')
+}
+
+/** a quoted-printable decoder (RFC 2045 §6.7, as Python's `quopri` reads it): `=XX` either case, soft line breaks dropped */
+export function qpDecode (text: string): string {
+  const bytes: number[] = []
+  const s = text.replace(/=\r?\n/g, '')
+  for (let i = 0; i < s.length;) {
+    const m = /^=([0-9a-fA-F]{2})/.exec(s.slice(i, i + 3))
+    if (m !== null) {
+      bytes.push(parseInt(m[1]!, 16))
+      i += 3
+    } else if (s[i] === '=') {
+      throw new Error(`a bare = at ${i}`)
+    } else {
+      const c = String.fromCodePoint(s.codePointAt(i)!)
+      bytes.push(...Buffer.from(c))
+      i += c.length
+    }
+  }
+  return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(bytes))
+}

@@ -6,7 +6,11 @@
 // place an answer shows remote text. No answer may carry it: 502 upstream_invalid_response in
 // the contract's shape, logged without the value.
 // A mutation answered with it is ambiguous and nothing of the answer reaches the ledger
-// (docs/design.md#outcomes).
+// (docs/design.md#outcomes). CONTRACT §14's forms (issue 45) the same way — base64 broken by
+// whitespace, hex of mixed case or with separators, base32 of mixed case and base32hex, `\xNN` and
+// `\u{…}` escapes, quoted-printable, one percent layer over a form — and also through the front
+// door (an Argus read, `tasks/get` of the sender's task, a submission), whose answers the ledger
+// stores: nothing of them in an answer, a log line or a byte of the ledger's file.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,8 +19,10 @@ import type { Simulator } from '../../src/simulator/index.js'
 import { claim, rid } from '../helpers/control.js'
 import { it, test } from '../helpers/fixtures.js'
 import type { TestGateway } from '../helpers/gateway.js'
-import { call } from '../helpers/http.js'
-import { base32, broken, htmlRefs, percentEveryByte, uEscaped } from '../helpers/secret-forms.js'
+import { call, frontRpc } from '../helpers/http.js'
+import {
+  base32, base32hex, braceEscaped, broken, hexSeparated, htmlRefs, mixCase, percentEveryByte, quotedPrintable, sprinkle, uEscaped, xEscapedBytes
+} from '../helpers/secret-forms.js'
 
 const SECRET = 'echo-secret-7f3a9c2e41b84d06'
 test.override({ pairOptions: { sim: { secret: SECRET, profile: 'openoperator' } } })
@@ -61,13 +67,68 @@ function encodings (s: string): Record<string, string> {
     'HTML decimal references': htmlRefs(s, 'decimal'),
     'HTML hex references, leading zeros': htmlRefs(s, 'hex, leading zeros'),
     'HTML &#X references': htmlRefs(s, 'HEX'),
-    'HTML named references and decimal': htmlRefs(s, 'named')
+    'HTML named references and decimal': htmlRefs(s, 'named'),
+    ...encodings14(s)
+  }
+}
+
+/** CONTRACT §14's forms, each one a decoder reads (test/unit/secret-match-forms.property.test.ts checks each against one) */
+function encodings14 (s: string): Record<string, string> {
+  const bytes = Buffer.from(s)
+  const odd = (i: number): boolean => i % 3 === 1
+  return {
+    'base64, a space every 4 characters': sprinkle(b64(s), (i) => i > 0 && i % 4 === 0 ? ' ' : ''),
+    'base64 at offset 1, tabs and bare CRs': sprinkle(b64(`x${s}`), (i) => ['', '\t', '', '\r', ''][i % 5]!),
+    'base64url at offset 2, spaces and CRLF': sprinkle(b64url(`xy${s}`), (i) => ['', ' ', '\r\n', ''][i % 4]!),
+    'hex, mixed case': hexSeparated(bytes, odd, () => ''),
+    'hex with colons (aa:bb)': hexSeparated(bytes, () => false, () => ':'),
+    'hex, upper case, dashes': hexSeparated(bytes, () => true, () => '-'),
+    'hex, spaces between some bytes': hexSeparated(bytes, odd, (i) => i % 2 === 0 ? ' ' : ''),
+    'base32, mixed case': mixCase(base32(Buffer.from(`ab${s}`), false), odd),
+    base32hex: base32hex(bytes),
+    'base32hex, lower case, at offset 3': base32hex(Buffer.from(`abc${s}`), false).toLowerCase(),
+    '\\x escapes, mixed case': xEscapedBytes(s, odd),
+    '\\u{…} escapes, leading zeros': braceEscaped(s, 3, odd),
+    'quoted-printable, every byte': quotedPrintable(s, () => true),
+    'quoted-printable, lower case, some bytes, a soft line break': quotedPrintable(s, odd, () => false, (i) => i === 9),
+    'base64 with spaces, percent-encoded': encodeURIComponent(sprinkle(b64(s), (i) => i % 5 === 4 ? ' ' : '')),
+    'base64 in a URL query': `https://files.example/f?sig=${encodeURIComponent(b64(`x${s}`))}`,
+    'hex with colons, percent-encoded': encodeURIComponent(hexSeparated(bytes, () => false, () => ':')),
+    '\\x escapes, percent-encoded': encodeURIComponent(xEscapedBytes(s)),
+    'HTML references, percent-encoded': encodeURIComponent(htmlRefs(s, 'decimal')),
+    'quoted-printable, every byte percent-encoded': percentEveryByte(quotedPrintable(s, () => true), false)
   }
 }
 
 /** none of the forms, nor the secret's own base64 or hex, is in the text */
 function expectNoForm (text: string, s: string): void {
   for (const [name, form] of Object.entries(encodings(s))) expect(text.includes(form), name).toBe(false)
+}
+
+/** the front door's answer to a read the guard refused: its JSON-RPC error for upstream_invalid_response, nothing of the remote */
+function expectFrontRefused (res: Awaited<ReturnType<typeof call>>, name: string, code = 'upstream_invalid_response'): void {
+  expect(res.status, `${name}: ${res.text}`).toBe(200)
+  expect(res.body.error?.data?.code, `${name}: ${res.text}`).toBe(code)
+  expect(res.body.result, name).toBeUndefined()
+}
+
+const URN = 'urn:openoperator:argus-supervisor:v1'
+/** an Argus read through the front door */
+const argusSend = (operation: string, messageId = rid('msg')): Record<string, unknown> => ({
+  configuration: { blocking: true, acceptedOutputModes: ['application/json'] },
+  message: { role: 'user', kind: 'message', messageId, extensions: [URN], metadata: { [URN]: { operation, requestId: messageId } }, parts: [{ kind: 'data', data: { params: {} } }] }
+})
+/** a submission through the front door */
+const submitSend = (campaignId: string, messageId: string): Record<string, unknown> => ({
+  configuration: { blocking: false, acceptedOutputModes: ['application/json'] },
+  message: { role: 'user', kind: 'message', messageId, metadata: { argus_supervisor: { campaign_id: campaignId } }, parts: [{ kind: 'text', text: 'go' }] }
+})
+
+/** every byte of a SQLite ledger's files (the database and its write-ahead log), as one character a byte */
+const ledgerBytes = (dir: string): string => {
+  const bytes = Buffer.concat(readdirSync(dir).map((f) => readFileSync(join(dir, f))))
+  expect(bytes.length).toBeGreaterThan(0)
+  return bytes.toString('latin1')
 }
 
 function expectInvalid (res: Awaited<ReturnType<typeof call>>): void {
@@ -170,6 +231,35 @@ describe('a remote that echoes the upstream secret in another encoding', () => {
       expectNoForm(g.logs.join(''), ODD_SECRET)
     })
   }
+
+  it('through the front door, an Argus read and tasks/get of the sender\'s own task: refused for each encoding, nothing of it in the ledger', async ({ startControlPair }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'oogw-echo-'))
+    try {
+      const p = await startControlPair({ sim: { secret: ODD_SECRET }, env: { GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}` } })
+      const t = p.gw.tokens.controller
+      await claim(p, t, 'camp-echo-front')
+      const sent = await frontRpc(p.gw.url, t, 'message/send', submitSend('camp-echo-front', rid('submit')))
+      const taskId = sent.body.result?.id as string
+      expect(typeof taskId, sent.text).toBe('string')
+      for (const [name, form] of Object.entries(encodings(ODD_SECRET))) {
+        p.sim.inject({ argusOperation: 'supervisor.status' }, { kind: 'result', result: { kind: 'message', role: 'agent', messageId: 'm-1', parts: [{ kind: 'data', data: { seen: form } }] } }, 1)
+        const read = await frontRpc(p.gw.url, t, 'message/send', argusSend('supervisor.status'))
+        expectFrontRefused(read, `the Argus read, ${name}`)
+        expectNoForm(read.text, ODD_SECRET)
+        p.sim.inject({ rpcMethod: 'tasks/get' }, { kind: 'result', result: { ...echoTask({ artifactId: 'a-1', name: `report-${form}`, parts: [{ kind: 'data', data: { note: `seen ${form}` } }] }), id: taskId } }, 1)
+        const got = await frontRpc(p.gw.url, t, 'tasks/get', { id: taskId })
+        expectFrontRefused(got, `tasks/get, ${name}`)
+        expectNoForm(got.text, ODD_SECRET)
+      }
+      // the gateway still answers the same reads when they carry no secret
+      expect((await frontRpc(p.gw.url, t, 'message/send', argusSend('supervisor.status'))).body.result).toBeDefined()
+      await p.gw.close()
+      expectNoForm(ledgerBytes(dir), ODD_SECRET)
+      expectNoForm(p.gw.logs.join(''), ODD_SECRET)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('a mutation answered with the secret', () => {
@@ -187,7 +277,8 @@ describe('a mutation answered with the secret', () => {
       'base64 with line breaks': broken(b64(SECRET), 4, '\n'),
       base32: base32(Buffer.from(SECRET)),
       'HTML references': htmlRefs(SECRET, 'hex'),
-      'a literal \\u escape of every character': uEscaped(SECRET)
+      'a literal \\u escape of every character': uEscaped(SECRET),
+      ...encodings14(SECRET)
     }).map(([name, id]) => ({ name, fault: (): Parameters<Simulator['inject']>[1] => ({ kind: 'result', result: { kind: 'task', id, contextId: 'c', status: { state: 'submitted' } } }) }))
   ]
 
@@ -223,9 +314,33 @@ describe('a mutation answered with the secret', () => {
     }
     // nowhere on disk either: the database and its write-ahead log, byte for byte
     await p.gw.close()
-    const bytes = Buffer.concat(readdirSync(dir).map((f) => readFileSync(join(dir, f))))
-    expect(bytes.length).toBeGreaterThan(0)
-    expectNoForm(bytes.toString('latin1'), SECRET)
+    expectNoForm(ledgerBytes(dir), SECRET)
+    expectNoForm(p.gw.logs.join(''), SECRET)
+  })
+
+  it('a front-door submission whose task id is the secret in a §14 form: ambiguous, nothing of it in the front send\'s stored answer', async ({ startControlPair }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'oogw-echo-'))
+    dirs.push(dir)
+    const p = await startControlPair({ sim: { secret: SECRET }, env: { GATEWAY_LEDGER_URL: `sqlite:${join(dir, 'ledger.db')}` } })
+    const t = p.gw.tokens.controller
+    for (const [i, [name, form]] of Object.entries(encodings14(SECRET)).entries()) {
+      const campaign = `camp-echo-front-${i}`
+      await claim(p, t, campaign)
+      const messageId = rid('sub')
+      p.sim.inject({ rpcMethod: 'message/send' }, { kind: 'result', result: { kind: 'task', id: form, contextId: 'c', status: { state: 'submitted' } } }, 1)
+      const res = await frontRpc(p.gw.url, t, 'message/send', submitSend(campaign, messageId))
+      expectFrontRefused(res, name, 'ambiguous_write')
+      expectNoForm(res.text, SECRET)
+      const record = await p.gw.app.ledger.get(messageId)
+      expect(record?.state, name).toBe('ambiguous')
+      expect(record?.taskId ?? null).toBeNull()
+      // a repeat replays the stored answer, which holds nothing of the remote's
+      const again = await frontRpc(p.gw.url, t, 'message/send', submitSend(campaign, messageId))
+      expectFrontRefused(again, `${name}, replayed`, 'ambiguous_write')
+      expectNoForm(again.text, SECRET)
+    }
+    await p.gw.close()
+    expectNoForm(ledgerBytes(dir), SECRET)
     expectNoForm(p.gw.logs.join(''), SECRET)
   })
 })

@@ -10,7 +10,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { MIN_SECRET_LENGTH, answerCarriesSecret, inFixedAnswers, secretMatcher, uuidScanSuffices } from '../../src/core/secret-match.js'
-import { base32, base32Decode, broken, htmlDecode, htmlRefs, mixed, percentDecode, percentEveryByte, uEscaped, type HtmlStyle } from '../helpers/secret-forms.js'
+import { base32, base32Decode, base32hex, broken, htmlDecode, htmlRefs, mixed, percentDecode, percentEveryByte, uEscaped, type HtmlStyle } from '../helpers/secret-forms.js'
 
 const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: MIN_SECRET_LENGTH, maxLength: 64 })
 const around = fc.string({ maxLength: 8 })
@@ -187,11 +187,35 @@ function overlay (uuid: string, text: string, at: number): string | undefined {
 function plainForms (secret: string): string[] {
   const b = Buffer.from(secret)
   const shifted = [0, 1, 2].map((k) => b.subarray(k)).map((s) => s.subarray(0, s.length - (s.length % 3)))
-  const b32 = [0, 1, 2, 3, 4].map((k) => b.subarray(k)).map((s) => base32(s.subarray(0, s.length - (s.length % 5))))
+  const fives = [0, 1, 2, 3, 4].map((k) => b.subarray(k)).map((s) => s.subarray(0, s.length - (s.length % 5)))
+  const b32 = [...fives.map((s) => base32(s, false)), ...fives.map((s) => base32hex(s, false))]
   return [secret, b.toString('hex'), b.toString('hex').toUpperCase(), ...b32, ...b32.map((f) => f.toLowerCase()), ...shifted.map((s) => s.toString('base64').replaceAll('+', '-'))].filter((f) => f !== '')
 }
 
+/** a UUID's dashes, by the hex digit they stand before */
+const UUID_DASHES = [8, 12, 16, 20]
+
+/** the secret's hex laid from each even hex digit of a UUID, a `-` between two bytes wherever the UUID has one: [text, where it starts] */
+function dashedHex (secret: string): Array<[string, number]> {
+  const hex = Buffer.from(secret).toString('hex')
+  return Array.from({ length: 17 }, (_, k) => 2 * k).map((o): [string, number] => [
+    [...hex].map((d, i) => (i > 0 && UUID_DASHES.includes(o + i) ? '-' : '') + d).join(''),
+    o + UUID_DASHES.filter((b) => b <= o).length
+  ])
+}
+
 describe('uuidScanSuffices', () => {
+  it('is false for a secret of 16 bytes or fewer, whose hex with a `-` between bytes a UUID can spell', () => {
+    const ascii = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 8, maxLength: 16 })
+    fc.assert(fc.property(fc.uuid(), ascii, (uuid, secret) => {
+      const [text, at] = dashedHex(secret).at(16 - secret.length)!
+      const spelled = overlay(uuid, text, at)!
+      expect(spelled).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+      expect(uuidScanSuffices(secret)).toBe(false)
+      expect(secretMatcher(secret).test(spelled)).toBe(true)
+    }), { numRuns: 100 })
+  })
+
   const uuidish = fc.string({ unit: fc.constantFrom(...'0123456789abcdef-'), minLength: 8, maxLength: 24 })
   const secretArb = fc.oneof(printable, uuidish, fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 8, maxLength: 24 }))
 
@@ -207,7 +231,10 @@ describe('uuidScanSuffices', () => {
   it('when true, no UUID holds a form of the secret: each form laid over a UUID wherever it fits, and random UUIDs, are clean', () => {
     fc.assert(fc.property(secretArb, fc.array(fc.uuid(), { minLength: 1, maxLength: 4 }), (secret, uuids) => {
       const m = secretMatcher(secret)
-      const fitted = uuids.flatMap((u) => plainForms(secret).flatMap((f) => Array.from({ length: 36 }, (_, at) => overlay(u, f, at)))).filter((u) => u !== undefined)
+      const fitted = uuids.flatMap((u) => [
+        ...plainForms(secret).flatMap((f) => Array.from({ length: 36 }, (_, at) => overlay(u, f, at))),
+        ...dashedHex(secret).map(([f, at]) => overlay(u, f, at))
+      ]).filter((u) => u !== undefined)
       if (uuidScanSuffices(secret)) {
         expect(fitted).toEqual([])
         for (const u of uuids) expect(m.test(u)).toBe(false)
