@@ -1,17 +1,55 @@
-// Controller bindings for admins (docs/design.md#controller-bindings): the ledger binds each
-// controller id to the first caller identity that used it, for every replica; here an admin
+// The admins' routes. Controller bindings (docs/design.md#controller-bindings): the ledger binds
+// each controller id to the first caller identity that used it, for every replica; here an admin
 // lists the bindings and removes one, so that another identity (a rotated client, a new
 // subject) may bind the id — not while the id holds a live lease unless the admin forces it, and
-// either way with both identities in the log. Ledger only: nothing is sent to the remote.
+// either way with both identities in the log. Ledger only: nothing is sent to the remote. And the
+// callers in use with their grants (docs/design.md#grants): names, scopes, controller ids,
+// grants, identity kinds — never a token or a digest.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { callerIdentity } from '../src/control/identity.js'
 import { controllerKey } from '../schemas/callers.js'
 import { GatewayError } from '../src/core/errors.js'
-import { ControllerBindingListSchema, ControllerParamsSchema, ControllerRemovedSchema, RemoveControllerQuerySchema } from '../schemas/admin.js'
+import { CallerListSchema, ControllerBindingListSchema, ControllerParamsSchema, ControllerRemovedSchema, RemoveControllerQuerySchema } from '../schemas/admin.js'
+import { reachOf } from '../src/callers/grants.js'
 import { AUTHENTICATED, USES_LEDGER, WITH_PATH_PARAMS, answers } from '../schemas/responses.js'
 
 const admin: FastifyPluginAsyncZod = async (app) => {
+  app.get('/v1/admin/callers', {
+    config: { scope: 'admin' },
+    schema: {
+      operationId: 'listCallers',
+      tags: ['admin'],
+      summary: 'The callers in use and their grants: names, scopes, controller ids, grants, identity kinds',
+      description: 'This replica\'s callers file as last loaded (a reload takes effect at the next request), and the grants keyed by a JWT caller\'s identity. Never a token or its digest. A caller from the identity provider is listed only where the table names its identity: its scopes and claims are in each token.',
+      querystring: z.strictObject({}),
+      ...answers({
+        200: { schema: CallerListSchema, description: 'Every static caller, in the file\'s order, and every identity of the grants table.' }
+      }, [...AUTHENTICATED])
+    }
+  }, async () => {
+    const set = app.staticCallers.current()
+    const { requireGrants, jwt } = app.gatewayConfig
+    return {
+      requireGrants,
+      jwtClaims: jwt === undefined ? null : { ...(jwt.claims.campaigns !== undefined ? { campaigns: jwt.claims.campaigns } : {}), ...(jwt.claims.projects !== undefined ? { projects: jwt.claims.projects } : {}) },
+      callers: set.callers.map((c) => {
+        const r = reachOf(c, requireGrants)
+        return {
+          name: c.name,
+          kind: 'static' as const,
+          identity: callerIdentity(c),
+          scopes: c.scopes,
+          controllerId: c.controllerId ?? null,
+          expiresAt: c.expiresAt === undefined ? null : new Date(c.expiresAt).toISOString(),
+          grants: c.grants ?? null,
+          reach: r.all ? 'all' as const : r.granted ? 'granted' as const : 'none' as const
+        }
+      }),
+      identities: [...set.identityGrants].map(([identity, grants]) => ({ identity, kind: 'jwt' as const, grants }))
+    }
+  })
+
   app.get('/v1/admin/controllers', {
     config: { scope: 'admin' },
     schema: {

@@ -11,7 +11,7 @@ import {
   AcceptedAnswerSchema, CAMPAIGN_ID_EXAMPLE, EXAMPLE_REQUEST_IDS, CampaignIdSchema, CanceledAnswerSchema, ControlViewSchema, LeaseAnswerSchema,
   MUTATION_BODY_SCHEMAS, PrunedAnswerSchema, ReleasedAnswerSchema, RequestViewSchema, SubmittedAnswerSchema
 } from '../schemas/control.js'
-import { AUTHENTICATED, MUTATION, NEEDS_LEASE, UPSTREAM_READ, USES_LEDGER, WITH_PATH_PARAMS, answers, type OkAnswer } from '../schemas/responses.js'
+import { AUTHENTICATED, MUTATION, NEEDS_LEASE, PER_CAMPAIGN, UPSTREAM_READ, USES_LEDGER, WITH_PATH_PARAMS, answers, type OkAnswer } from '../schemas/responses.js'
 import type { ErrorCode } from '../src/core/errors.js'
 
 const Params = z.strictObject({ campaignId: CampaignIdSchema.meta({ example: CAMPAIGN_ID_EXAMPLE }) })
@@ -132,9 +132,9 @@ const control: FastifyPluginAsyncZod = async (app) => {
       querystring: z.strictObject({}),
       ...answers({
         200: { schema: ControlViewSchema, description: 'The lease the remote reports now; lease is null when the campaign has none.' }
-      }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...USES_LEDGER, ...UPSTREAM_READ])
+      }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...USES_LEDGER, ...UPSTREAM_READ, ...PER_CAMPAIGN])
     }
-  }, async (request) => ({ campaignId: request.params.campaignId, lease: await app.control.readControl(request.params.campaignId) }))
+  }, async (request) => ({ campaignId: request.params.campaignId, lease: await app.control.readControl(request.params.campaignId, request.caller!) }))
 
   for (const m of MUTATIONS) {
     app.post(`/v1/campaigns/:campaignId/${m.path}`, {

@@ -9,13 +9,13 @@ import {
   AcknowledgeBodySchema, CAMPAIGN_ID_EXAMPLE, CampaignIdSchema, REQUEST_ID_EXAMPLE, RequestIdSchema, RequestListQuerySchema, RequestListSchema,
   RequestViewSchema, UnresolvedListSchema, UnresolvedQuerySchema
 } from '../schemas/control.js'
-import { AUTHENTICATED, UPSTREAM_READ, USES_LEDGER, WITH_BODY, WITH_PATH_PARAMS, answers } from '../schemas/responses.js'
+import { AUTHENTICATED, PER_CAMPAIGN, UPSTREAM_READ, USES_LEDGER, WITH_BODY, WITH_PATH_PARAMS, answers } from '../schemas/responses.js'
 
 const CampaignId = CampaignIdSchema.meta({ example: CAMPAIGN_ID_EXAMPLE })
 const CampaignParams = z.strictObject({ campaignId: CampaignId })
 const RequestParams = z.strictObject({ campaignId: CampaignId, requestId: RequestIdSchema.meta({ example: REQUEST_ID_EXAMPLE }) })
 /** a route about one record: it may not exist (404), or be still in flight (409) */
-const ONE_RECORD = [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...USES_LEDGER, 'not_found'] as const
+const ONE_RECORD = [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...USES_LEDGER, ...PER_CAMPAIGN, 'not_found'] as const
 const RESOLVED = 'The record as it stands now, resolved: state is applied or not_applied and resolution says who decided, when and how. A record that was not ambiguous is answered as it stands, unchanged.'
 
 const requests: FastifyPluginAsyncZod = async (app) => {
@@ -30,7 +30,7 @@ const requests: FastifyPluginAsyncZod = async (app) => {
       querystring: RequestListQuerySchema,
       ...answers({
         200: { schema: RequestListSchema, description: 'At most limit records of the campaign, newest first (none: an empty list).' }
-      }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...USES_LEDGER])
+      }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...USES_LEDGER, ...PER_CAMPAIGN])
     }
   }, async (request) => {
     const { campaignId } = request.params
@@ -43,7 +43,7 @@ const requests: FastifyPluginAsyncZod = async (app) => {
       operationId: 'listUnresolvedRequests',
       tags: ['requests'],
       summary: 'The unresolved (ambiguous or pending) mutation records of every campaign, oldest first',
-      description: 'Ledger only. Oldest first, by creation time then request id; a record written while the pages are read sorts after them, so pages never shift. Pass nextCursor as cursor for the next page (null: the last page). Each record is shown whole, as to an admin.',
+      description: 'Ledger only. Oldest first, by creation time then request id; a record written while the pages are read sorts after them, so pages never shift. Pass nextCursor as cursor for the next page (null: the last page). Each record is shown whole, as to an admin; admins keep every campaign, so no grant narrows it.',
       querystring: UnresolvedQuerySchema,
       ...answers({
         200: { schema: UnresolvedListSchema, description: 'One page of unresolved records, oldest first; nextCursor is null on the last page.' }

@@ -1,5 +1,5 @@
 // GET /v1/tasks/:taskId (docs/design.md#task-projection): one `tasks/get` with historyLength 0,
-// projected.
+// projected; to a caller whose grants reach the task's campaign (docs/design.md#grants).
 import type { FastifySchemaCompiler } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { GatewayError } from '../src/core/errors.js'
@@ -7,7 +7,7 @@ import { projectTaskJson } from '../src/tasks/projection.js'
 import { trustedSerializer } from '../src/http/trusted-serializer.js'
 import { NoQuerySchema, TaskParamsSchema, TaskProjectionSchema, isNoQuery, isTaskParams } from '../schemas/task.js'
 import { validatorCompiler } from '../src/http/errors.js'
-import { AUTHENTICATED, UPSTREAM_READ, WITH_PATH_PARAMS, answers } from '../schemas/responses.js'
+import { AUTHENTICATED, PER_CAMPAIGN, UPSTREAM_READ, USES_LEDGER, WITH_PATH_PARAMS, answers } from '../schemas/responses.js'
 
 /**
  * The route's validator: what passes is accepted by a hand check equal to the schema's verdict
@@ -36,9 +36,12 @@ const tasks: FastifyPluginAsyncZod = async (app) => {
       // eslint-disable-next-line no-restricted-syntax -- the route's schema, built once at startup
       ...answers({
         200: { schema: TaskProjectionSchema, description: 'The task as the remote reports it now (tasks/get, historyLength 0), projected: history, metrics and stdout dropped, artifacts bounded. A completed state is an attempt outcome, never proof the mission was accepted.' }
-      }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...UPSTREAM_READ, 'not_found'])
+      }, [...AUTHENTICATED, ...WITH_PATH_PARAMS, ...UPSTREAM_READ, ...USES_LEDGER, ...PER_CAMPAIGN, 'not_found'])
     }
   }, async (request, reply) => {
+    // before anything is sent; nothing at all for a caller that reaches every campaign (docs/design.md#hot-path)
+    const granted = app.control.grants.requireTask(request.caller!, request.params.taskId)
+    if (granted !== undefined) await granted
     const cap = app.discovery.capability('a2a.tasks.get')
     if (cap.state === 'unavailable') throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
     // getTask already answers in contract errors (readFailure inside the reader)

@@ -103,8 +103,11 @@ export const ARGUS_READ = [
   'unsupported_argus_operation', 'argus_supervisor_unavailable'
 ] as const satisfies readonly ErrorCode[]
 
+/** a route about one campaign, its records or its tasks: the caller's grants do not reach it (docs/design.md#grants) */
+export const PER_CAMPAIGN = ['campaign_forbidden'] as const satisfies readonly ErrorCode[]
+
 /**
- * Every mutation (docs/design.md#order-of-checks): the body rules and the request id (400), the
+ * Every mutation (docs/design.md#order-of-checks): the campaign's grant (403), the body rules and the request id (400), the
  * id's earlier use (409, 422), a clock past the margin (503), another identity's controller id
  * (403), controller mode and the operation's capability (503), the campaign's lock and its
  * unresolved records (409), the breaker refusing a send (503), what the
@@ -112,7 +115,7 @@ export const ARGUS_READ = [
  * docs/design.md#outcomes), and the ambiguous outcome (504).
  */
 export const MUTATION = [
-  ...AUTHENTICATED, ...WITH_BODY, ...WITH_PATH_PARAMS, ...USES_LEDGER,
+  ...AUTHENTICATED, ...WITH_BODY, ...WITH_PATH_PARAMS, ...USES_LEDGER, ...PER_CAMPAIGN,
   'conflicting_fields', 'constraints_not_relaxable', 'reserved_field',
   'idempotency_key_conflict', 'idempotency_key_mismatch', 'request_in_flight',
   'clock_skew', 'controller_conflict', 'capability_unavailable', 'campaign_busy', 'ambiguity_unresolved', 'upstream_unavailable',

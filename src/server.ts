@@ -136,11 +136,12 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
     callers = callersFromFile({
       path: config.callersFile,
       initial: config.callers,
+      initialGrants: config.identityGrants,
       log: logger,
       onRefused: (reason) => { metrics.operatorFileRefusals.inc({ file: 'GATEWAY_CALLERS_FILE', reason }) }
     })
   } else if (config.callers !== undefined) {
-    callers = config.callers
+    callers = fixedCallers(config.callers, config.identityGrants)
   } else if (config.production) {
     // JWT callers alone (loadConfig refuses production with neither): no static caller, no token
     callers = []

@@ -10,10 +10,11 @@
 // metric and a debug line only.
 import { Agent, request } from 'undici'
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
-import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE, JWT_NAME_PREFIX, NAME_RULE, ScopeSchema, controllerKey, safeName, type Caller, type JwtClaims, type Scope } from '../../schemas/callers.js'
+import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE, JWT_NAME_PREFIX, NAME_RULE, ScopeSchema, controllerKey, safeName, type Caller, type Grants, type JwtClaims, type Scope } from '../../schemas/callers.js'
 import type { JwtConfig } from '../config/types.js'
 import { BodyTooLarge, discardBody, readCappedBody } from '../http/capped-body.js'
 import { sha256Hex } from './tokens.js'
+import { grantsFromClaims } from './grants.js'
 import { parseJwks, trustedKeysFromFile } from '../discovery/trusted-keys.js'
 import type { FileRefusal } from '../core/operator-files.js'
 import { tlsOptionsFor } from '../upstream/client.js'
@@ -63,8 +64,11 @@ export async function fetchJwks (url: string, dispatcher: Agent, readTimeoutMs: 
 }
 
 export interface JwtVerifier {
-  /** the caller a JWT stands for, or why it is refused; never throws */
-  verify: (token: string, staticControllerIds: ReadonlySet<string>) => Promise<{ caller: Caller } | { reason: RefusalReason; detail?: string }>
+  /**
+   * the caller a JWT stands for, or why it is refused; never throws. `identityGrants`: the callers
+   * file's grants by identity, which replace the claims' (docs/design.md#grants)
+   */
+  verify: (token: string, staticControllerIds: ReadonlySet<string>, identityGrants?: ReadonlyMap<string, Grants>) => Promise<{ caller: Caller } | { reason: RefusalReason; detail?: string }>
   /** whether a key set is held (a JWKS URL not yet fetched holds none: every JWT is refused) */
   hasKeys: () => boolean
   close: () => Promise<void>
@@ -138,7 +142,7 @@ export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: L
     close = async () => { await dispatcher.close() }
   }
 
-  const verify: JwtVerifier['verify'] = async (token, staticControllerIds) => {
+  const verify: JwtVerifier['verify'] = async (token, staticControllerIds, identityGrants) => {
     let payload: JWTPayload
     try {
       ({ payload } = await jwtVerify(token, getKey, {
@@ -154,7 +158,7 @@ export function createJwtVerifier (c: JwtConfig, bounds: JwksFetchBounds, log: L
     }
     // jose checks iat only against a maximum age: a token issued in the future is not yet valid
     if (typeof payload.iat === 'number' && payload.iat > now() / 1000 + c.leewaySeconds) return { reason: 'not_yet_valid', detail: 'iat is in the future' }
-    return callerOf(payload, c.claims, token, staticControllerIds)
+    return callerOf(payload, c.claims, token, staticControllerIds, identityGrants)
   }
   return { verify, hasKeys: () => hasKeys(), close: async () => { await close() } }
 }
@@ -181,7 +185,7 @@ const MAX_SUBJECT = 255
  * and the subject, never the mapped name claim: a name is whatever the IdP lets a user pick, a
  * subject is the IdP's own key for the principal (docs/design.md#controller-bindings).
  */
-export function callerOf (payload: JWTPayload, claims: JwtClaims, token: string, staticControllerIds: ReadonlySet<string>): { caller: Caller } | { reason: RefusalReason; detail: string } {
+export function callerOf (payload: JWTPayload, claims: JwtClaims, token: string, staticControllerIds: ReadonlySet<string>, identityGrants?: ReadonlyMap<string, Grants>): { caller: Caller } | { reason: RefusalReason; detail: string } {
   const name = payload[claims.name]
   if (typeof name !== 'string' || name === '' || name.length > 128 - JWT_NAME_PREFIX.length) return { reason: 'claims', detail: `the ${claims.name} claim must be a string of 1–${128 - JWT_NAME_PREFIX.length} characters` }
   // a name is written to the ledger, the logs and an operator's terminal (docs/design.md#callers)
@@ -205,5 +209,9 @@ export function callerOf (payload: JWTPayload, claims: JwtClaims, token: string,
     else if (staticControllerIds.has(controllerKey(id))) return { reason: 'controller_conflict', detail: 'the controllerId claim is a static caller\'s' }
     else caller.controllerId = id
   }
+  // the operator's table for this identity is the deliberate statement: it replaces what the
+  // IdP's claims say, so a group added at the IdP cannot widen a pinned identity
+  const grants = (identity === undefined ? undefined : identityGrants?.get(identity)) ?? grantsFromClaims(payload, claims, caller.scopes)
+  if (grants !== undefined) caller.grants = grants
   return { caller }
 }

@@ -3,8 +3,10 @@
 // event loop, capped at 1 MiB). A re-read is checked whole with the schema the start uses before
 // anything changes: a bad file keeps the callers in use and logs why (the problems, never a
 // token). The swap replaces one reference, so a request sees the old set or the new one, never a
-// mix. Inline GATEWAY_CALLERS cannot change without a restart.
-import { CallersSchema, controllerKey, type Caller } from '../../schemas/callers.js'
+// mix. Inline GATEWAY_CALLERS cannot change without a restart. The text is the callers' array, or
+// an object of the callers and a grants table keyed by JWT identity (docs/design.md#grants),
+// swapped with them.
+import { CallersDocumentSchema, CallersSchema, controllerKey, type Caller, type Grants } from '../../schemas/callers.js'
 import { indexCallers, type CallerIndex } from './tokens.js'
 import { watchOperatorFile, type FileRefusal } from '../core/operator-files.js'
 import { READABLE, configLines } from '../core/validation.js'
@@ -17,7 +19,16 @@ export interface CallerSet {
    * case aside): a JWT caller may not claim one (docs/design.md#controller-bindings)
    */
   controllerIds: ReadonlySet<string>
+  /** the static callers themselves, in the file's order (the admins' listing) */
+  callers: readonly Caller[]
+  /** grants by the identity of a caller from the identity provider, replacing its claims' (docs/design.md#grants) */
+  identityGrants: ReadonlyMap<string, Grants>
 }
+
+/** what a callers text holds: the static callers, and the grants table of its object form */
+export interface ParsedCallers { callers: Caller[]; identityGrants?: ReadonlyMap<string, Grants> }
+
+const NO_GRANTS: ReadonlyMap<string, Grants> = new Map()
 
 export interface StaticCallers {
   current: () => CallerSet
@@ -26,33 +37,42 @@ export interface StaticCallers {
   close: () => void
 }
 
-export function callerSet (callers: readonly Caller[]): CallerSet {
+export function callerSet (callers: readonly Caller[], identityGrants: ReadonlyMap<string, Grants> = NO_GRANTS): CallerSet {
   return {
     index: indexCallers(callers),
-    controllerIds: new Set(callers.filter((c) => c.scopes.includes('control') && c.controllerId !== undefined).map((c) => controllerKey(c.controllerId!)))
+    controllerIds: new Set(callers.filter((c) => c.scopes.includes('control') && c.controllerId !== undefined).map((c) => controllerKey(c.controllerId!))),
+    callers,
+    identityGrants
   }
 }
 
 /** the callers a text holds, or every problem with it (named like the start's) */
-export function parseCallers (text: string, variable = 'GATEWAY_CALLERS'): { callers: Caller[] } | { problems: string[] } {
+export function parseCallers (text: string, variable = 'GATEWAY_CALLERS'): ParsedCallers | { problems: string[] } {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch {
     return { problems: [`${variable}: not valid JSON`] }
   }
+  // each form its own schema, so a refusal names the member at fault rather than "no form matched"
+  if (typeof json === 'object' && json !== null && !Array.isArray(json) && ('callers' in json || 'grants' in json)) {
+    const d = CallersDocumentSchema.safeParse(json, READABLE)
+    return d.success ? { callers: d.data.callers, identityGrants: new Map(Object.entries(d.data.grants ?? {})) } : { problems: configLines(d.error.issues, variable) }
+  }
   const c = CallersSchema.safeParse(json, READABLE)
   return c.success ? { callers: c.data } : { problems: configLines(c.error.issues, variable) }
 }
 
-export function fixedCallers (callers: readonly Caller[]): StaticCallers {
-  const set = callerSet(callers)
+export function fixedCallers (callers: readonly Caller[], identityGrants?: ReadonlyMap<string, Grants>): StaticCallers {
+  const set = callerSet(callers, identityGrants)
   return { current: () => set, reload: async () => false, close: () => {} }
 }
 
 export interface CallersFileOptions {
   path: string
   initial: readonly Caller[]
+  /** the grants table the initial text held */
+  initialGrants?: ReadonlyMap<string, Grants> | undefined
   log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void }
   /** a refused re-read, for gateway_operator_file_refusals_total */
   onRefused: (reason: FileRefusal) => void
@@ -64,10 +84,10 @@ export function callersFromFile (o: CallersFileOptions): StaticCallers {
   const file = watchOperatorFile<CallerSet & { count: number }>({
     variable: 'GATEWAY_CALLERS_FILE',
     path: o.path,
-    initial: { ...callerSet(o.initial), count: o.initial.length },
+    initial: { ...callerSet(o.initial, o.initialGrants), count: o.initial.length },
     parse: (text) => {
       const parsed = parseCallers(text.replace(/\r?\n$/, ''), 'GATEWAY_CALLERS_FILE')
-      return 'problems' in parsed ? parsed : { value: { ...callerSet(parsed.callers), count: parsed.callers.length } }
+      return 'problems' in parsed ? parsed : { value: { ...callerSet(parsed.callers, parsed.identityGrants), count: parsed.callers.length } }
     },
     describe: (set) => ({ callers: set.count }),
     log: o.log,

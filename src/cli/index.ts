@@ -2,7 +2,7 @@
 // The bin: one table of commands (COMMANDS), each with its summary, its usage and its run.
 // `start` (the default) runs the gateway, `simulator` the OpenOperator simulator alone, `qualify`
 // the read-only deployment smoke (docs/design.md#qualification), `ledger` the ledger's
-// operations, `requests`/`reconcile`/`acknowledge`/`controllers` an operator's calls to a running gateway;
+// operations, `requests`/`reconcile`/`acknowledge`/`controllers`/`callers` an operator's calls to a running gateway;
 // `help [command]`, `--help`/`-h` and `<command> --help` print usage on stdout, exit
 // 0. Configuration errors are printed (never a secret) and exit 1 (`qualify`: 2); an unknown
 // command or an argument a command does not take is one line and the usage on stderr, exit 2.
@@ -192,6 +192,19 @@ const COMMANDS: Record<string, Command> = {
       // an admin's token, so the same transport rule as the operator commands (docs/design.md#finding-unresolved)
       ;(await import('./gateway-transport.js')).verifiedTlsOnly()
       process.exitCode = await runControllersCommand(args, process.env, {
+        out: (line) => { process.stdout.write(`${line}\n`) },
+        err: (line) => { process.stderr.write(`${line}\n`) }
+      })
+    }
+  },
+  callers: {
+    summary: 'list the callers, their scopes and their grants per campaign and project, through a running gateway',
+    usage: async () => (await import('./callers-command.js')).USAGE,
+    run: async (args) => {
+      const { runCallersCommand } = await import('./callers-command.js')
+      // an admin's token, so the same transport rule as the operator commands (docs/design.md#finding-unresolved)
+      ;(await import('./gateway-transport.js')).verifiedTlsOnly()
+      process.exitCode = await runCallersCommand(args, process.env, {
         out: (line) => { process.stdout.write(`${line}\n`) },
         err: (line) => { process.stderr.write(`${line}\n`) }
       })

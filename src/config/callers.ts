@@ -1,7 +1,7 @@
 // Who may call (docs/design.md#authentication): the static callers of GATEWAY_CALLERS or
 // GATEWAY_CALLERS_FILE, and the JWT callers' settings (GATEWAY_JWT_*), each problem named as
 // the others. The callers' own modules (src/callers/) verify and re-read them at run time.
-import { JwtClaimsSchema, type Caller } from '../../schemas/callers.js'
+import { JwtClaimsSchema, type Caller, type Grants } from '../../schemas/callers.js'
 import { parseCallers } from '../callers/static.js'
 import { READABLE, configLines } from '../core/validation.js'
 import { ASYMMETRIC_ALGORITHMS } from '../discovery/trusted-keys.js'
@@ -11,18 +11,20 @@ import { jwksFile } from './jwks-file.js'
 import type { JwtConfig } from './types.js'
 
 /**
- * the static callers from their text (GATEWAY_CALLERS, else the file's), and the file's path
- * when they came from it: re-read on SIGHUP and on change
+ * the static callers from their text (GATEWAY_CALLERS, else the file's), the grants table keyed by
+ * JWT identity it may hold (docs/design.md#grants), and the file's path when they came from it:
+ * re-read on SIGHUP and on change
  */
-export function staticCallers (env: Env, text: string | undefined, problems: string[]): { callers: Caller[] | undefined; callersFile: string | undefined } {
+export function staticCallers (env: Env, text: string | undefined, problems: string[]): { callers: Caller[] | undefined; identityGrants: ReadonlyMap<string, Grants> | undefined; callersFile: string | undefined } {
   let callers: Caller[] | undefined
+  let identityGrants: ReadonlyMap<string, Grants> | undefined
   if (text !== undefined) {
     const c = parseCallers(text)
-    if ('callers' in c) callers = c.callers
+    if ('callers' in c) ({ callers, identityGrants } = c)
     else problems.push(...c.problems)
   }
   const callersFile = callers !== undefined && (env.GATEWAY_CALLERS === undefined || env.GATEWAY_CALLERS === '') ? env.GATEWAY_CALLERS_FILE : undefined
-  return { callers, callersFile }
+  return { callers, identityGrants, callersFile }
 }
 
 const JWT_VARIABLES = ['GATEWAY_JWT_ISSUER', 'GATEWAY_JWT_AUDIENCE', 'GATEWAY_JWT_JWKS_URL', 'GATEWAY_JWT_JWKS_FILE', 'GATEWAY_JWT_CLAIMS'] as const

@@ -36,6 +36,8 @@ export const EnvSchema = z.object({
   GATEWAY_MAX_EVENT_LOOP_DELAY_MS: int(0, 60_000).default(200),
   GATEWAY_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number({ error: 'must be a number from 0 to 1' }).min(0, 'must be a number from 0 to 1').max(1, 'must be a number from 0 to 1').default(0),
   GATEWAY_CONTROL_ENABLED: bool.default(false),
+  // a caller without grants reaches no campaign (docs/design.md#grants); unset, every campaign
+  GATEWAY_REQUIRE_GRANTS: bool.default(false),
   GATEWAY_LEASE_SAFETY_MS: int(0, 3_600_000).default(2000),
   GATEWAY_LEDGER_URL: z.string().min(1).optional(),
   // resolved records older than this are pruned (params, answers, notes), never deleted; 0 keeps them whole (docs/design.md#request-ids-are-forever)

@@ -47,11 +47,15 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
 
   const secret = pick('SPYNEL_AGENT_ZERO_API_KEY', 'SPYNEL_AGENT_ZERO_API_KEY_FILE')
   checkSecret(secret, problems)
-  const { callers, callersFile } = staticCallers(env, pick('GATEWAY_CALLERS', 'GATEWAY_CALLERS_FILE', readOperatorFile), problems)
+  const { callers, identityGrants, callersFile } = staticCallers(env, pick('GATEWAY_CALLERS', 'GATEWAY_CALLERS_FILE', readOperatorFile), problems)
   const caPem = upstreamCa(env, problems, read)
   const target = upstreamTarget(e, production, problems, warnings)
   checkTlsRejectUnauthorized(env, production, problems, warnings)
   const jwt = jwtConfig(e, production, problems, readOperatorFile)
+  // the object form may hold a grants table and no static caller: it is for JWT callers' grants
+  if (callers !== undefined && callers.length === 0 && jwt === undefined && !problems.some((p) => p.startsWith('GATEWAY_JWT'))) {
+    problems.push(`${env.GATEWAY_CALLERS === undefined || env.GATEWAY_CALLERS === '' ? 'GATEWAY_CALLERS_FILE' : 'GATEWAY_CALLERS'}: holds no static caller, and no JWT callers (GATEWAY_JWT_*) are configured to use its grants`)
+  }
 
   if (production) {
     const missing: string[] = []
@@ -94,8 +98,10 @@ export function loadConfig (env: Env, deps: LoadConfigDeps = {}): Config {
     simulatorOptions,
     upstream: upstreamConfig(e, target, secret, caPem),
     callers,
+    identityGrants,
     callersFile,
     jwt,
+    requireGrants: e.GATEWAY_REQUIRE_GRANTS,
     controlEnabled: e.GATEWAY_CONTROL_ENABLED,
     leaseSafetyMs: e.GATEWAY_LEASE_SAFETY_MS,
     ledgerUrl,

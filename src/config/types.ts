@@ -3,7 +3,7 @@
 // import its type from here, never the loader, so none of them can end up in a circle with it.
 import type { JSONWebKeySet } from 'jose'
 import type { SigningKey } from '../front/signing-key.js'
-import type { Caller, JwtClaims } from '../../schemas/callers.js'
+import type { Caller, Grants, JwtClaims } from '../../schemas/callers.js'
 import type { SimulatorEnvOptions } from '../simulator/env-options.js'
 import type { EMBEDDED_SIMULATOR_PROTOCOLS, SIMULATOR_PROFILES } from './env.js'
 
@@ -69,6 +69,10 @@ export interface Config {
   upstream: UpstreamConfig
   /** undefined when no static callers are configured: outside production a dev token is generated; in production the callers are JWT callers alone */
   callers: Caller[] | undefined
+  /** grants keyed by the identity of a caller from the identity provider, from the callers text's object form (docs/design.md#grants) */
+  identityGrants: ReadonlyMap<string, Grants> | undefined
+  /** GATEWAY_REQUIRE_GRANTS: a caller without grants reaches no campaign (docs/design.md#grants) */
+  requireGrants: boolean
   /** GATEWAY_CALLERS_FILE's path when the callers came from it: re-read on SIGHUP and on change */
   callersFile: string | undefined
   /** callers from an identity provider (docs/design.md#authentication) */

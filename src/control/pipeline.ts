@@ -25,6 +25,7 @@ import { RPC_CODES } from '../../schemas/jsonrpc.js'
 import type { A2aWire } from '../upstream/a2a-wire.js'
 import type { ClockWatch } from './clocks.js'
 import { callerIdentity } from './identity.js'
+import type { GrantGate } from './grants.js'
 
 export type MutationMetric = 'applied' | 'rejected' | 'ambiguous' | 'blocked' | 'replayed'
 
@@ -62,6 +63,8 @@ export interface PipelineDeps {
   onControllerConflict?: () => void
   /** a pending record was committed and its mutation may now leave: its owner waits `waitMs` (docs/design.md#one-clock) */
   onPending?: (requestId: string, waitMs: number) => void
+  /** grants per campaign (docs/design.md#grants); absent (a rig of the steps alone), every caller reaches every campaign */
+  grants?: GrantGate
 }
 
 export interface MutationRequest {
@@ -249,7 +252,12 @@ export function createPipeline (d: PipelineDeps): (req: MutationRequest) => Prom
 
   return async (req) => {
     const started = d.now()
+    // grants come first (docs/design.md#grants): a caller refused the campaign learns nothing of
+    // it, its body's rules or its request id's use; the project a submission names right after
+    // the body is read
+    await d.grants?.require(req.caller, 'control', req.campaignId)
     const body = parseBody(req.operation, req.body)
+    if (typeof body.project === 'string') d.grants?.requireProject(req.caller, body.project)
     const requestId = resolveRequestId(body.requestId as string | undefined, req.idempotencyKey)
     const controllerId = req.caller.controllerId
     if (controllerId === undefined) throw new GatewayError('forbidden', { message: 'The caller has no controllerId.' })

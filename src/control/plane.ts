@@ -16,6 +16,8 @@ import { createResolver, type Resolver } from './resolve.js'
 import { requestView } from './views.js'
 import type { Lease } from './wire.js'
 import { createClockWatch, type ClockPeer, type ClockWatch } from './clocks.js'
+import { createCampaignProjects } from './campaign-projects.js'
+import { createGrantGate, type AuthzRefusal, type GrantGate } from './grants.js'
 
 export interface ControlPlaneOptions {
   ledger: Ledger
@@ -52,12 +54,20 @@ export interface ControlPlaneOptions {
   onClockOffset?: (peer: ClockPeer, offsetMs: number) => void
   /** another identity presented a bound controller id: the counter */
   onControllerConflict?: () => void
+  /** GATEWAY_REQUIRE_GRANTS: a caller without grants reaches no campaign (docs/design.md#grants) */
+  requireGrants?: boolean
+  /** the remote's campaign list payload (an Argus read), read when a project grant needs a campaign's project */
+  readCampaignList?: () => Promise<unknown>
+  /** a grant refused: the counter, by reason */
+  onAuthzRefused?: (reason: AuthzRefusal) => void
 }
 
 export interface ControlPlane extends Resolver {
   mutate: (req: MutationRequest) => Promise<MutationAnswer>
-  /** a fresh read_control (never coalesced), kept as the known lease */
-  readControl: (campaignId: string) => Promise<Lease | null>
+  /** a fresh read_control (never coalesced), kept as the known lease; for a caller the campaign's grants let read */
+  readControl: (campaignId: string, viewer: Caller) => Promise<Lease | null>
+  /** grants per campaign (docs/design.md#grants): the one check every door asks */
+  grants: GrantGate
   listRequests: (campaignId: string, viewer: Caller, opts: { state?: RecordState; limit: number }) => Promise<RequestView[]>
   getRequest: (campaignId: string, requestId: string, viewer: Caller) => Promise<RequestView>
   /** the pending and ambiguous records of every campaign, oldest first, a page at a time (GET /v1/requests) */
@@ -91,6 +101,17 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     onStep: (stepMs) => { o.logger.warn({ event: 'clock_step', stepMs: Math.round(stepMs) }, 'this replica\'s wall clock stepped against its monotonic clock: every clock measurement dropped, the next mutation measures again') },
     onError: (err) => { o.logger.warn({ err }, 'measuring or sharing a clock offset failed') }
   })
+  const grants = createGrantGate({
+    requireGrants: o.requireGrants ?? false,
+    ledger: o.ledger,
+    projects: createCampaignProjects({
+      readList: o.readCampaignList,
+      monotonic: mono,
+      onReadFailed: (err) => { o.logger.debug({ err }, 'reading the campaign list for a campaign\'s project failed: it stays unknown') }
+    }),
+    logger: o.logger,
+    onRefused: o.onAuthzRefused
+  })
   const leases = createLeaseKeeper({ ledger: o.ledger, client: o.client, discovery: o.discovery, leaseSafetyMs: o.leaseSafetyMs, readTimeoutMs: o.readTimeoutMs, now, onDate: clocks.observeDate })
   /**
    * After a start nothing is settled early (docs/design.md#one-clock): the longest wait an owner
@@ -123,9 +144,10 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     circuit: o.circuit,
     clocks,
     onControllerConflict: o.onControllerConflict,
-    onPending: (requestId, waitMs) => { sentUntil.set(requestId, mono() + waitMs) }
+    onPending: (requestId, waitMs) => { sentUntil.set(requestId, mono() + waitMs) },
+    grants
   })
-  const resolver = createResolver({ ledger: o.ledger, client: o.client, discovery: o.discovery, leases, readTimeoutMs: o.readTimeoutMs, logger: o.logger, now, waitLeftMs })
+  const resolver = createResolver({ ledger: o.ledger, client: o.client, discovery: o.discovery, leases, readTimeoutMs: o.readTimeoutMs, logger: o.logger, now, waitLeftMs, grants })
   let timer: NodeJS.Timeout | undefined
   let pruneTimer: NodeJS.Timeout | undefined
 
@@ -179,14 +201,19 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
     sweep,
     prune,
     clocks,
-    readControl: async (campaignId) => {
+    grants,
+    readControl: async (campaignId, viewer) => {
+      await grants.require(viewer, 'read', campaignId)
       if (o.discovery.snapshot().controlMethods.read_control === undefined) {
         throw new GatewayError('capability_unavailable', { missingPrerequisites: [o.discovery.capability('control.read_control').reason] })
       }
       return await leases.fresh(campaignId)
     },
-    listRequests: async (campaignId, viewer, opts) =>
-      (await o.ledger.listByCampaign(campaignId, opts)).map((r) => requestView(r, viewer)),
+    listRequests: async (campaignId, viewer, opts) => {
+      await grants.require(viewer, 'read', campaignId)
+      return (await o.ledger.listByCampaign(campaignId, opts)).map((r) => requestView(r, viewer))
+    },
+    // an admin's listing (routes/requests.ts): admins keep every campaign, so it is whole
     listUnresolved: async (viewer, opts) => {
       const after = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor)
       // one more than asked: whether another page follows, without a count
@@ -199,6 +226,7 @@ export function createControlPlane (o: ControlPlaneOptions): ControlPlane {
       }
     },
     getRequest: async (campaignId, requestId, viewer) => {
+      await grants.require(viewer, 'read', campaignId)
       const r = await o.ledger.get(requestId)
       if (r === undefined || r.campaignId !== campaignId) throw new GatewayError('not_found', { message: 'No such request for this campaign.' })
       return requestView(r, viewer)

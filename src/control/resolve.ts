@@ -15,6 +15,7 @@ import type { LeaseKeeper } from './leases.js'
 import { requestView } from './views.js'
 import { callerIdentity } from './identity.js'
 import { RequestStatusSchema, wireParams } from './wire.js'
+import type { GrantGate } from './grants.js'
 
 export interface ResolverDeps {
   ledger: Ledger
@@ -30,6 +31,8 @@ export interface ResolverDeps {
    * (docs/design.md#one-clock); absent: none
    */
   waitLeftMs?: (r: MutationRecord) => number
+  /** grants per campaign (docs/design.md#grants): reconcile and acknowledge are control of the campaign */
+  grants: GrantGate
 }
 
 export interface Resolver {
@@ -89,6 +92,7 @@ export function createResolver (d: ResolverDeps): Resolver {
 
   return {
     reconcile: async (campaignId, requestId, caller) => {
+      await d.grants.require(caller, 'control', campaignId)
       const r = await recordOf(campaignId, requestId)
       const settled = unresolved(r, caller)
       if (settled !== undefined) return settled
@@ -127,6 +131,8 @@ export function createResolver (d: ResolverDeps): Resolver {
     },
 
     acknowledge: async (campaignId, requestId, caller, body) => {
+      // an admin's route, and admins keep every campaign: asked all the same, as every path is
+      await d.grants.require(caller, 'control', campaignId)
       const r = await recordOf(campaignId, requestId)
       if (r.state === 'pending') throw new GatewayError('request_in_flight', { requestId })
       if (r.state !== 'ambiguous') throw new GatewayError('acknowledge_unsafe', { requestId, message: 'Only an ambiguous request can be acknowledged.' })

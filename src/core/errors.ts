@@ -10,6 +10,7 @@ export const ERROR_TABLE = {
   forbidden: { status: 403, message: 'The caller lacks the scope this route requires.' },
   policy_rejected: { status: 403, message: 'The remote refused the mutation by policy.' },
   controller_conflict: { status: 403, message: 'Another caller identity holds this controller id.' },
+  campaign_forbidden: { status: 403, message: 'The caller has no grant for this campaign.' },
   not_found: { status: 404, message: 'Not found.' },
   request_timeout: { status: 408, message: 'The request did not arrive in time.' },
   lease_held_by_other: { status: 409, message: 'Another controller holds the lease.' },

@@ -4,6 +4,8 @@
 // every mutation through the control pipeline (lease, constraints envelope, single-shot on the
 // ledger), and de-duplicates each `message/send` by (caller identity, message id) in the ledger,
 // where each submission's task gets its owner: a task is shown and cancelled to that caller alone.
+// Grants per campaign are the control plane's one check (docs/design.md#grants), asked before
+// anything is written or sent; a task of a campaign the caller may not read does not exist for it.
 import { createHash } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import type { Logger } from 'pino'
@@ -16,7 +18,7 @@ import type { ControlPlane } from '../control/plane.js'
 import { callerIdentity, ownerIdentity } from '../control/identity.js'
 import { checkBodyRules, MAX_BODY_DEPTH } from '../control/rules.js'
 import type { Lease } from '../control/wire.js'
-import { GatewayError } from '../core/errors.js'
+import { GatewayError, isGatewayError } from '../core/errors.js'
 import { deeperThan } from '../core/value-depth.js'
 import type { Discovery } from '../discovery/discovery.js'
 import type { FrontSend, Ledger, MutationOperation } from '../ledger/types.js'
@@ -33,7 +35,7 @@ const isRecord = (v: unknown): v is Obj => typeof v === 'object' && v !== null &
 
 export interface FrontDoorDeps {
   argus: Pick<ArgusReader, 'read' | 'getTask'>
-  control: Pick<ControlPlane, 'mutate' | 'readControl'>
+  control: Pick<ControlPlane, 'mutate' | 'readControl' | 'grants'>
   ledger: Pick<Ledger, 'getFrontSend' | 'putFrontSend' | 'settleFrontSend' | 'frontTaskOf'>
   discovery: Pick<Discovery, 'capability' | 'confirm'>
   readTimeoutMs: number
@@ -141,18 +143,35 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     const messageId = message.messageId as string
     const hash = contentHash({ kind: 'read', operation, parts })
     const prior = identity === undefined ? undefined : await seen(identity, messageId, hash)
-    if (prior?.answer !== undefined && prior.answer !== null) return prior.answer as Obj
+    // a campaign list replayed shows what the caller's grants let it read now (docs/design.md#grants)
+    if (prior?.answer !== undefined && prior.answer !== null) return operation === 'campaign.list' ? listAsNow(caller, prior.answer as Obj) : prior.answer as Obj
     if (prior === undefined && identity !== undefined) await record({ identity, messageId, caller: caller.name, contentHash: hash, kind: 'read', campaignId: null, taskId: null, answer: null, createdAt: now() })
     const r = await d.argus.read(operation)
     const answer = {
       kind: 'message',
       role: 'agent',
       messageId: r.requestId,
-      parts: [{ kind: 'data', data: r.result }],
+      parts: [{ kind: 'data', data: operation === 'campaign.list' ? d.control.grants.campaignList(caller, r.result) : r.result }],
       metadata: { [ARGUS_EXTENSION_URN]: { operation, requestId: r.requestId } }
     }
     if (identity !== undefined) await d.ledger.settleFrontSend(identity, messageId, { answer })
     return answer
+  }
+
+  /** a stored campaign-list answer, its payload seen through the caller's grants as they are now */
+  function listAsNow (caller: Caller, answer: Obj): Obj {
+    const part = Array.isArray(answer.parts) && isRecord(answer.parts[0]) ? answer.parts[0] : undefined
+    return { ...answer, parts: [{ kind: 'data', data: d.control.grants.campaignList(caller, part?.data, false) }] }
+  }
+
+  /** the task's campaign must be one the caller may read, else the task does not exist for it (docs/design.md#grants) */
+  async function readable (caller: Caller, campaignId: string): Promise<void> {
+    try {
+      await d.control.grants.require(caller, 'read', campaignId)
+    } catch (err) {
+      if (isGatewayError(err) && err.code === 'campaign_forbidden') throw new GatewayError('not_found', { message: 'Task not found.' })
+      throw err
+    }
   }
 
   /** a mutation's answer: its result, or its stored error as a JSON-RPC error */
@@ -187,6 +206,9 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     // the remote names the new task's context; a caller's would be replaced, which A2A v1.0 §3.4.1 forbids: refused instead
     if (message.contextId !== undefined && message.contextId !== '') throw invalid('params.message.contextId', 'A submission starts a new context, which the remote names: contextId is not served.')
     const body: Obj = { requestId: messageId, parts: message.parts, ...(sup.project !== undefined ? { project: sup.project } : {}) }
+    // the grants before the send is written (docs/design.md#grants): a refused submission leaves no trace
+    await d.control.grants.require(caller, 'control', campaignId)
+    if (typeof sup.project === 'string') d.control.grants.requireProject(caller, sup.project)
     const identity = callerIdentity(caller)
     const hash = contentHash({ kind: 'submit', campaignId, body })
     if (await seen(identity, messageId, hash) === undefined) {
@@ -231,7 +253,8 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
   }
 
   async function getTask (caller: Caller, raw: Obj): Promise<Obj> {
-    const { id } = await ownTask(caller, taskParamsIn(raw))
+    const { id, send: own } = await ownTask(caller, taskParamsIn(raw))
+    await readable(caller, own.campaignId!)
     const cap = d.discovery.capability('a2a.tasks.get')
     if (cap.state === 'unavailable') throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })
     const task = await d.argus.getTask(id, Date.now() + d.readTimeoutMs)
@@ -253,6 +276,8 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     const requestId = requestIdIn(sup.request_id, 'params', 'metadata', 'argus_supervisor', 'request_id')
     if (sup.campaign_id !== undefined) campaignIdIn(sup.campaign_id, 'params', 'metadata', 'argus_supervisor', 'campaign_id')
     const { id, send: own } = await ownTask(caller, params)
+    // a task of a campaign it may no longer read does not exist for it; control is the pipeline's to check
+    await readable(caller, own.campaignId!)
     if (sup.campaign_id !== undefined && sup.campaign_id !== own.campaignId) throw new GatewayError('conflicting_fields', { message: 'metadata.argus_supervisor.campaign_id is not this task\'s campaign.' })
     const answer = await mutate(caller, 'cancel', own.campaignId!, { requestId }, id)
     const pruned = answer.pruned === true
@@ -267,7 +292,7 @@ export function createFrontDoor (d: FrontDoorDeps): { handle: (input: FrontInput
     const campaignId = campaignIdIn(params.campaign_id, 'params', 'campaign_id')
     if (logical === 'read_control') {
       if (Object.keys(params).length > 1) throw invalid('params', 'campaign/read_control takes campaign_id only.')
-      return { lease: leaseOut(await d.control.readControl(campaignId)) }
+      return { lease: leaseOut(await d.control.readControl(campaignId, caller)) }
     }
     needs(caller, 'control')
     const operation = OP[logical]!

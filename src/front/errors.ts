@@ -35,6 +35,7 @@ const BY_CODE: Partial<Record<ErrorCode, number>> = {
   unauthorized: FRONT_CODES.forbidden,
   policy_rejected: FRONT_CODES.forbidden,
   controller_conflict: FRONT_CODES.forbidden,
+  campaign_forbidden: FRONT_CODES.forbidden,
   ambiguous_write: FRONT_CODES.ambiguousWrite,
   upstream_timeout: FRONT_CODES.upstreamTimeout,
   rate_limited: FRONT_CODES.rateLimited,

@@ -301,6 +301,11 @@ export interface Ledger {
   /** the send of this identity that created the task; undefined when the task is not the identity's */
   frontTaskOf: (identity: string, taskId: string) => Promise<FrontSend | undefined>
   /**
+   * the campaigns whose records name this task (a submission that made it, a cancel that targeted
+   * it), in campaign id order; none for a task no recorded mutation named (docs/design.md#grants)
+   */
+  campaignsOfTask: (taskId: string) => Promise<string[]>
+  /**
    * retention: deletes at most `limit` front-door reads sent before `before`, their stored answers
    * with them (a repeat after that is a fresh read); answers how many. Submissions stay: their
    * hash and task owner are kept as long as the request id (docs/design.md#request-ids-are-forever)

@@ -19,6 +19,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** whether JWT callers have keys to be verified with; undefined without GATEWAY_JWT_* (/readyz reports it) */
     jwtKeysHeld: (() => boolean) | undefined
+    /** the static callers in use and the grants table keyed by JWT identity (the admins' listing, docs/design.md#grants) */
+    staticCallers: StaticCallers
   }
   interface FastifyRequest { caller: Caller | null }
   interface FastifyContextConfig { scope?: Scope }
@@ -54,6 +56,7 @@ export default fp<AuthOptions>(async (app, opts) => {
   const jwt = opts.jwt
   if (jwt !== undefined) app.addHook('onClose', async () => { await jwt.close() })
   app.decorate('jwtKeysHeld', jwt === undefined ? undefined : jwt.hasKeys)
+  app.decorate('staticCallers', opts.callers)
   /** who the token is, synchronously for a static token; throws on two Authorization headers */
   const identify = (request: FastifyRequest): Outcome => {
     // Node keeps the first of two Authorization headers; which one a proxy on the way used is
@@ -69,7 +72,7 @@ export default fp<AuthOptions>(async (app, opts) => {
     if (token === undefined) return { reason: header === undefined ? 'missing' : 'malformed' }
     const found = callerOfTokenOn(socket, set.index, header!, token)
     if (found !== null) return unexpired(found)
-    if (jwt !== undefined && looksLikeJwt(token)) return { pending: jwt.verify(token, set.controllerIds) }
+    if (jwt !== undefined && looksLikeJwt(token)) return { pending: jwt.verify(token, set.controllerIds, set.identityGrants) }
     return { reason: 'unknown_token' }
   }
   const unexpired = (found: Caller): Outcome =>

@@ -31,10 +31,14 @@ export default fp(async (app, opts: { now?: (() => number) | undefined; monotoni
     onStep: opts.onStep,
     circuit: app.upstreamCircuit,
     onClockOffset: (peer, ms) => app.metrics.clockOffset.set({ peer }, ms / 1000),
-    onControllerConflict: () => app.metrics.controllerConflicts.inc()
+    onControllerConflict: () => app.metrics.controllerConflicts.inc(),
+    requireGrants: app.gatewayConfig.requireGrants,
+    // a campaign's project as the remote reports it (docs/design.md#grants): the coalesced Argus read
+    readCampaignList: async () => (await app.argus.read('campaign.list')).result,
+    onAuthzRefused: (reason) => app.metrics.authzRefusals.inc({ reason })
   })
   app.metrics.bindLedger(() => app.ledger.countAmbiguous())
   app.decorate('control', control)
   app.addHook('onReady', async () => { await control.start() })
   app.addHook('onClose', async () => { control.stop() })
-}, { name: 'control', dependencies: ['gateway-config', 'metrics', 'ledger', 'upstream', 'discovery'] })
+}, { name: 'control', dependencies: ['gateway-config', 'metrics', 'ledger', 'upstream', 'discovery', 'argus'] })

@@ -48,6 +48,8 @@ export interface GatewayMetrics {
   bindLedger: (countAmbiguous: () => Promise<number>) => void
   clockOffset: Gauge<'peer'>
   controllerConflicts: Counter
+  /** grants per campaign refused (docs/design.md#grants), by reason (src/control/grants.ts AUTHZ_REFUSALS) */
+  authzRefusals: Counter<'reason'>
   ledgerLockSessionsLost: Counter
 }
 
@@ -201,6 +203,8 @@ export function createMetrics (): GatewayMetrics {
     }),
     // docs/design.md#one-clock: the peer's clock minus this replica's, as last measured (the value nearest zero its uncertainty allows)
     clockOffset: new Gauge({ name: 'gateway_clock_offset_seconds', help: 'Offset of the ledger\'s and the remote\'s clock from this replica\'s (peer minus local), as last measured; past GATEWAY_LEASE_SAFETY_MS mutations are refused with 503 clock_skew', labelNames: ['peer'], registers }),
+    // docs/design.md#grants
+    authzRefusals: new Counter({ name: 'gateway_authz_refusals_total', help: 'Requests refused for want of a grant to the campaign, its project or its task (403 campaign_forbidden; the front door\'s -32010, or -32001 for a task), by reason: no_grants, campaign_not_granted, project_unknown, project_not_granted, task_unknown', labelNames: ['reason'] as const, registers }),
     // docs/design.md#controller-bindings
     controllerConflicts: new Counter({ name: 'gateway_controller_conflicts_total', help: 'Mutations refused with 403 controller_conflict: another caller identity holds the controller id', registers }),
     // docs/design.md#serialisation: a held campaign lock whose database session died; nothing relied on it

@@ -78,6 +78,7 @@ export async function startSimulator (options: SimulatorOptions = {}): Promise<S
       state.cardAfterSigning = transform
     },
     setCardSigning: (signing) => state.signer.set(signing),
+    setCampaigns: (campaigns) => { state.campaigns = campaigns },
     cardRequests: () => structuredClone(state.cardCounts),
     addTask: (task) => state.tasks.add(task),
     getTask: (id) => state.tasks.get(id),

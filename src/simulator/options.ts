@@ -8,6 +8,12 @@ import type { AuthScheme, CardCacheOptions, CardTransform, SimulatorOptions, Sim
 
 export const DEFAULT_SOURCE_SHA = '5e1f0c0ffee0123456789abcdef0123456789abc'
 
+/** the campaign list of a simulator given none */
+const DEFAULT_CAMPAIGNS: Array<Record<string, unknown>> = [
+  { campaign_id: 'camp-1', stage: 'train', revision: 7, blocked: false },
+  { campaign_id: 'camp-2', stage: 'eval', revision: 3, blocked: false }
+]
+
 export const SIMULATOR_PROTOCOLS: readonly SimulatorProtocol[] = ['v0.3', 'v1.0', 'dual']
 
 export interface ResolvedOptions {
@@ -15,6 +21,8 @@ export interface ResolvedOptions {
   secret: string | undefined
   authSchemes: AuthScheme[]
   argusEnabled: boolean
+  /** What `campaign.list` answers at start. */
+  campaigns: Array<Record<string, unknown>>
   sourceSha: string
   taskSteps: number
   /** Polls an Argus read's task needs: taskSteps when given, else the profile's (0 for openoperator: reads bypass the model). */
@@ -43,6 +51,7 @@ export function resolveOptions (opts: SimulatorOptions): ResolvedOptions {
     secret: opts.secret,
     authSchemes: opts.authSchemes ?? ['bearer', 'x-api-key'],
     argusEnabled: opts.argusEnabled ?? true,
+    campaigns: opts.campaigns ?? DEFAULT_CAMPAIGNS,
     sourceSha,
     taskSteps,
     argusTaskSteps: opts.taskSteps ?? PROFILES[profile].argusTaskSteps,

@@ -34,6 +34,8 @@ export interface SimulatorState {
   cardCounts: CardRequestCounts
   /** Aborted on close, so a long injected delay or a held request cannot hold the server open. */
   closing: AbortController
+  /** What `campaign.list` answers now. */
+  campaigns: Array<Record<string, unknown>>
 }
 
 export function createState (opts: ResolvedOptions, signing?: CardSigningOptions): SimulatorState {
@@ -51,6 +53,7 @@ export function createState (opts: ResolvedOptions, signing?: CardSigningOptions
     cardAfterSigning: opts.initialCardAfterSigning,
     signer: new CardSigner(signing),
     cardCounts: {},
-    closing
+    closing,
+    campaigns: opts.campaigns
   }
 }

@@ -51,6 +51,11 @@ export interface SimulatorOptions {
   secret?: string
   authSchemes?: AuthScheme[]
   argusEnabled?: boolean
+  /**
+   * The entries `campaign.list` answers in its payload's `campaigns` (as the remote reports each
+   * campaign: `campaign_id`, `project`, …). Default: camp-1 and camp-2, no project.
+   */
+  campaigns?: Array<Record<string, unknown>>
   /** 40-hex commit served by GET /health. */
   sourceSha?: string
   tls?: { key: string | Buffer; cert: string | Buffer }
@@ -284,6 +289,8 @@ export interface Simulator {
   setCardAfterSigning(transform: CardTransform | undefined): void
   /** Replaces the signing keys (undefined: unsigned cards), for key rotation tests. */
   setCardSigning(signing: CardSigningOptions | undefined): void
+  /** Replaces what `campaign.list` answers from now on. */
+  setCampaigns(campaigns: Array<Record<string, unknown>>): void
   /** Card answers so far, by path and status; cleared by `reset()`. */
   cardRequests(): CardRequestCounts
   addTask(task: Record<string, unknown>): void

@@ -61,6 +61,7 @@ describe('OpenAPI', () => {
       '/a2a/.well-known/agent-card.json',
       '/a2a/.well-known/agent.json',
       '/a2a/.well-known/jwks.json',
+      '/v1/admin/callers',
       '/v1/admin/controllers',
       '/v1/admin/controllers/{controllerId}',
       '/v1/admin/ledger/backup',

@@ -47,7 +47,8 @@ const OPERATIONS: Record<string, { route: string; scope: 'read' | 'control' | 'a
   acknowledgeRequest: { route: 'POST /v1/campaigns/{campaignId}/requests/{requestId}/acknowledge', scope: 'admin' },
   backupLedger: { route: 'GET /v1/admin/ledger/backup', scope: 'admin' },
   listControllerBindings: { route: 'GET /v1/admin/controllers', scope: 'admin' },
-  removeControllerBinding: { route: 'DELETE /v1/admin/controllers/{controllerId}', scope: 'admin' }
+  removeControllerBinding: { route: 'DELETE /v1/admin/controllers/{controllerId}', scope: 'admin' },
+  listCallers: { route: 'GET /v1/admin/callers', scope: 'admin' }
 }
 
 /** the A2A front door's operations (docs/api.md#a2a-front-door): JSON-RPC in one POST, and the card's public routes */

@@ -753,6 +753,23 @@ export function ledgerContract (name: string, make: (clock: () => number) => Pro
         await expect(ledger.setBoundTask({ campaignId: 'camp-1', taskId: 'task-1', requestId: 'no-such-request', boundAt: 1 })).rejects.toThrow()
         expect(await ledger.getBoundTask('camp-1')).toBeUndefined()
       })
+
+      it('campaignsOfTask: the campaigns whose records name the task, once each, whether or not it is still bound (docs/design.md#grants)', async () => {
+        expect(await ledger.campaignsOfTask('task-1')).toEqual([])
+        const made = pendingRecord({ operation: 'submit', campaignId: 'camp-b' })
+        expect(await put(made)).toBe('inserted')
+        expect(await ledger.campaignsOfTask('task-1')).toEqual([])
+        await ledger.recordOutcome(made.requestId, appliedOutcome(2_000, 'task-1'))
+        const canceled = pendingRecord({ operation: 'cancel', campaignId: 'camp-b' })
+        expect(await put(canceled)).toBe('inserted')
+        await ledger.recordOutcome(canceled.requestId, appliedOutcome(2_001, 'task-1'))
+        // a remote that reused a task id across campaigns: both are named
+        const other = pendingRecord({ operation: 'submit', campaignId: 'camp-a' })
+        expect(await put(other)).toBe('inserted')
+        await ledger.recordOutcome(other.requestId, appliedOutcome(2_002, 'task-1'))
+        expect(await ledger.campaignsOfTask('task-1')).toEqual(['camp-a', 'camp-b'])
+        expect(await ledger.campaignsOfTask('TASK-1')).toEqual([])
+      })
     })
 
     describe('front-door sends (docs/api.md#a2a-front-door)', () => {

@@ -5,7 +5,9 @@
 // acknowledge, late arrivals delivered, takeovers by a third controller; clocks that move, jump
 // and skew, each replica's on its own, within the safety margin and far beyond it; retention
 // runs and gateway restarts; the same mutations through the A2A front door (`POST /a2a/`) on the
-// same campaigns, their answers read back as the REST twin's. Each command predicts its answer
+// same campaigns, their answers read back as the REST twin's; a caller granted one campaign alone
+// (docs/design.md#grants) mutating and reading both, every answer to it free of the other
+// campaign's data. Each command predicts its answer
 // from the model and the remote's truth where it can, checks the answer and the ledger, and
 // updates the model.
 import * as fc from 'fast-check'
@@ -14,7 +16,7 @@ import type { JsonResponse } from '../helpers/http.js'
 import { CONTROL_METHOD } from '../helpers/control.js'
 import { ERROR_TABLE, isErrorCode } from '../../src/core/errors.js'
 import { checkInvariants, deadlineLeftMs, readTruth, remoteLeaseOf, remoteState, type Fault, type Model, type ModelRecord, type ModelState, type Op } from './model.js'
-import { CALLERS, CAMPAIGNS, CONTROLLER_OF, IDENTITY_OF, TIMING, ownerWaitMs, type CallerName, type Campaign, type World } from './world.js'
+import { ALL_CALLERS, CALLERS, CAMPAIGNS, CONTROLLER_OF, GRANTED, IDENTITY_OF, TIMING, granted, ownerWaitMs, type CallerName, type Campaign, type World } from './world.js'
 
 /** the real side of a history: the world, plus the cancels the remote took late, and the tasks each front-door submission made its caller's */
 export interface Real { w: World; lateCancels: Set<string>; takeoverEpochs: Map<Campaign, number>; frontTasks?: Map<string, CallerName> }
@@ -149,6 +151,8 @@ function boundToOther (m: Model, caller: CallerName): boolean {
 async function predict (m: Model, r: Real, s: Shot): Promise<string | undefined> {
   const { w } = r
   const { caller, campaign, op, fault } = s
+  // grants come first: a caller without one to the campaign learns nothing more (docs/design.md#grants)
+  if (!granted(caller, campaign)) return '403 campaign_forbidden'
   // a replica that measured its clock past the margin decides nothing (contract §13, docs/design.md#one-clock)
   if (m.clockPast.has(s.replica)) return '503 clock_skew'
   // one identity per controller id (contract §13, docs/design.md#controller-bindings): the first to mutate binds it
@@ -224,14 +228,19 @@ async function judge (m: Model, r: Real, s: Shot, res: JsonResponse | undefined,
   // a clock past the margin refuses, and only then (the gateway's measurement agrees with the model's
   // clocks): the ledger's offset refuses everything, the remote's everything but a claim
   const remote = remoteState(w, s.replica)
-  if (m.clockPast.has(s.replica)) expect(cls, `${id} via replica ${s.replica}: its clock is past the ledger's margin`).toBe('503 clock_skew')
+  // (a campaign the caller has no grant to is refused first, below)
+  if (m.clockPast.has(s.replica) && granted(caller, campaign)) expect(cls, `${id} via replica ${s.replica}: its clock is past the ledger's margin`).toBe('503 clock_skew')
   else if (cls === '503 clock_skew') expect(op !== 'claim' && (remote !== 'near' || m.remoteFar.has(s.replica)), `${id} (${op}) via replica ${s.replica}: 503 clock_skew, its offsets ${JSON.stringify(w.offsets(s.replica))}`).toBe(true)
   // a cancel decides on its own fresh lease read, which measures the remote's clock: never sent past the margin
   if (op === 'cancel' && remote === 'far') expect(readTruth(w).wireIds.includes(id), `cancel ${id} sent with the remote's clock far off (${w.offsets(s.replica).remote} ms)`).toBe(false)
   // the controller binding: another identity's claim is refused, nothing sent; the holder never is.
   // j1 and j2 share a display name: the identity tells them apart
   const binding = (await w.gw.app.ledger.listControllerBindings()).find((b) => b.controllerId === CONTROLLER_OF[caller])
-  if (!m.clockPast.has(s.replica)) {
+  // a campaign the caller has no grant to is refused before anything else, its binding included
+  if (cls === '403 campaign_forbidden') expect(granted(caller, campaign), `${id} by ${caller} on ${campaign}: ${cls}`).toBe(false)
+  if (!granted(caller, campaign)) expect(cls, `${id} by ${caller} on ${campaign}, which it has no grant to`).toBe('403 campaign_forbidden')
+  expectNoTrace(m, caller, res, `${op} ${id}`)
+  if (!m.clockPast.has(s.replica) && granted(caller, campaign)) {
     expect(binding, `${id}: ${CONTROLLER_OF[caller]} is bound after a mutation got past the clock`).toBeDefined()
     expect(cls === '403 controller_conflict', `${id} by ${caller}: ${cls} while ${CONTROLLER_OF[caller]} is bound to ${binding!.identity}`).toBe(binding!.identity !== IDENTITY_OF[caller])
     if (!m.bindings.has(CONTROLLER_OF[caller]) && binding!.identity === IDENTITY_OF[caller]) m.bindings.set(CONTROLLER_OF[caller], caller)
@@ -327,6 +336,7 @@ async function sendMutation (m: Model, r: Real, a: Omit<Shot, 'replica'>, via?: 
   if (s.front !== undefined && op === 'cancel' && (s.front.taskId === undefined || r.frontTasks?.get(s.front.taskId) !== s.caller)) {
     const wire = readTruth(w).wireIds.length
     const res = await frontPost(w, s)
+    expectNoTrace(m, s.caller, res, `front cancel ${id}`)
     m.count('front:cancel', `${codeOf(res)} (not the caller's task)`)
     expect(codeOf(res), `front cancel ${id} of ${s.front.taskId ?? 'no task'} by ${s.caller}`).toBe('404 not_found')
     expect(await w.gw.app.ledger.get(id)).toBeUndefined()
@@ -376,7 +386,7 @@ function resolveWho (m: Model, w: World, who: Who, campaign: Campaign, fallback:
   const holder = w.sim.control.lease(campaign)?.controller_id
   // the JWT identities share one controller id: the one bound to it, if any
   if (holder === CONTROLLER_OF.j1) return m.bindings.get(holder) ?? 'j1'
-  return CALLERS.find((c) => CONTROLLER_OF[c] === holder) ?? fallback
+  return ALL_CALLERS.find((c) => CONTROLLER_OF[c] === holder) ?? fallback
 }
 
 class MutateCmd implements Cmd {
@@ -456,7 +466,7 @@ class BurstCmd implements Cmd {
     if (this.fault === 'slow-read') {
       // the holder's mutations on both replicas: a claim first when none of the callers holds the campaign
       const k = this.shots[0]!.campaign
-      if (!CALLERS.some((c) => CONTROLLER_OF[c] === w.sim.control.lease(k)?.controller_id)) {
+      if (!ALL_CALLERS.some((c) => CONTROLLER_OF[c] === w.sim.control.lease(k)?.controller_id)) {
         const id = m.newId('claim')
         await sendMutation(m, r, { caller: 'c1', campaign: k, op: 'claim', id, body: bodyFor('claim', id, m.order.length), fault: 'none' })
       }
@@ -465,7 +475,7 @@ class BurstCmd implements Cmd {
       // the holder's mutation where one of the callers holds the campaign, else a claim: bursts
       // that contend at the remote, not only at the gateway's refusals
       const held = w.sim.control.lease(b.campaign)
-      const op: Op = b.who === 'holder' && !CALLERS.some((c) => CONTROLLER_OF[c] === held?.controller_id) ? 'claim' : b.op
+      const op: Op = b.who === 'holder' && !ALL_CALLERS.some((c) => CONTROLLER_OF[c] === held?.controller_id) ? 'claim' : b.op
       const id = m.newId(op)
       return { caller: resolveWho(m, w, b.who, b.campaign, 'c1'), campaign: b.campaign, op, id, body: bodyFor(op, id, m.order.length), fault: 'none', replica: w.pickReplica(), sentMono: w.monoNow() }
     })
@@ -998,6 +1008,102 @@ class RemoteAheadCmd implements Cmd {
   toString = (): string => `the remote runs ${this.ms} ms ahead; a replica restarts and mutates ${this.campaign}; put right`
 }
 
+/** what of a campaign an answer must not show: its id, its records' ids, its tasks */
+function tracesOf (m: Model, campaign: Campaign): string[] {
+  const out: string[] = [campaign]
+  for (const r of m.records.values()) {
+    if (r.campaign !== campaign) continue
+    out.push(r.id)
+    if (r.taskId !== undefined) out.push(r.taskId)
+  }
+  const bound = m.bound.get(campaign)
+  if (bound !== undefined) out.push(bound)
+  return out
+}
+
+/** an answer to a caller shows nothing of a campaign it has no grant to read (docs/design.md#grants) */
+function expectNoTrace (m: Model, who: CallerName | 'admin', res: JsonResponse | undefined, what: string): void {
+  if (who === 'admin' || res === undefined) return
+  for (const k of CAMPAIGNS) {
+    if (granted(who, k)) continue
+    for (const t of tracesOf(m, k)) expect(res.text.includes(t), `${what}: the answer to ${who} shows ${t} of ${k}: ${res.text.slice(0, 300)}`).toBe(false)
+  }
+}
+
+/**
+ * g1, granted camp-a alone, sends a mutation to either campaign, through REST or the front door:
+ * camp-a's answers as any caller's, camp-b's 403 campaign_forbidden (the door's -32010) with
+ * nothing sent or written; the invariants check the remote's log for it after every command
+ */
+class GrantedMutateCmd implements Cmd {
+  constructor (readonly campaign: Campaign, readonly op: Op, readonly fault: Fault, readonly viaFront: boolean) {}
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const id = m.newId(this.op)
+    const front = this.viaFront ? (this.op === 'cancel' ? { taskId: m.bound.get(this.campaign) } : {}) : undefined
+    // a fault only where the mutation may leave: a refused one must not arm one for the next command
+    const fault = granted(GRANTED, this.campaign) ? this.fault : 'none'
+    await sendMutation(m, r, { caller: GRANTED, campaign: this.campaign, op: this.op, id, body: bodyFor(this.op, id, m.order.length), fault, ...(front !== undefined ? { front } : {}) })
+    if (this.viaFront) m.stats.frontCommands++
+    await checkInvariants(r.w, m, r.lateCancels)
+  }
+
+  toString = (): string => `${GRANTED} ${this.op} ${this.campaign}${this.viaFront ? ' via /a2a/' : ''}${this.fault === 'none' ? '' : ` [${this.fault}]`}`
+}
+
+type GrantedRead = 'control' | 'records' | 'record' | 'task' | 'list' | 'front-control' | 'front-task' | 'front-list'
+
+/**
+ * g1 reads either campaign: its lease, its records, one record, its bound task, the campaign list
+ * (REST and the front door's): camp-a's answer as any caller's, camp-b's a refusal that sent nothing
+ * (the list: camp-a alone) — and no answer shows anything of camp-b
+ */
+class GrantedReadCmd implements Cmd {
+  constructor (readonly campaign: Campaign, readonly what: GrantedRead, readonly pick: number) {}
+  check = (): boolean => true
+  async run (m: Model, r: Real): Promise<void> {
+    const { w } = r
+    const k = this.campaign
+    const may = granted(GRANTED, k)
+    const calls = w.sim.rpcCalls().length
+    const front = async (method: string, params: unknown): Promise<JsonResponse> => await w.post(GRANTED, '/a2a/', { jsonrpc: '2.0', id: m.newId('claim'), method, params })
+    const ids = m.order.filter((id) => m.records.get(id)!.campaign === k)
+    const ownTask = [...r.frontTasks ?? []].find(([, c]) => c === GRANTED)?.[0]
+    let res: JsonResponse
+    let cls: string
+    switch (this.what) {
+      case 'control': res = await w.get(GRANTED, `/v1/campaigns/${k}/control`); cls = codeOf(res); break
+      case 'records': res = await w.get(GRANTED, `/v1/campaigns/${k}/requests`); cls = codeOf(res); break
+      case 'record': res = await w.get(GRANTED, `/v1/campaigns/${k}/requests/${ids.length > 0 ? ids[this.pick % ids.length]! : 'claim-00000-nothing'}`); cls = codeOf(res); break
+      case 'task': res = await w.get(GRANTED, `/v1/tasks/${m.bound.get(k) ?? 'task-none-of-these'}`); cls = codeOf(res); break
+      case 'list': res = await w.get(GRANTED, '/v1/campaigns'); cls = codeOf(res); break
+      case 'front-control': res = await front('campaign/read_control', { campaign_id: k }); cls = String(res.body.error?.data?.code ?? 'ok'); break
+      // its own task where it has one (camp-a: its sends are there alone), else the campaign's bound task
+      case 'front-task': res = await front('tasks/get', { id: (may ? ownTask : undefined) ?? m.bound.get(k) ?? 'task-none-of-these' }); cls = String(res.body.error?.data?.code ?? 'ok'); break
+      case 'front-list': res = await front('message/send', { configuration: { blocking: true, acceptedOutputModes: ['application/json'] }, message: { role: 'user', kind: 'message', messageId: m.newId('claim'), extensions: ['urn:openoperator:argus-supervisor:v1'], metadata: { 'urn:openoperator:argus-supervisor:v1': { operation: 'campaign.list' } }, parts: [{ kind: 'data', data: { params: {} } }] } }); cls = String(res.body.error?.data?.code ?? 'ok'); break
+    }
+    m.count(`granted-read:${this.what}`, `${k}: ${cls}`)
+    expectNoTrace(m, GRANTED, res, `${this.what} of ${k}`)
+    if (this.what === 'list' || this.what === 'front-list') {
+      const listed = this.what === 'list' ? res.body?.result?.campaigns : res.body?.result?.parts?.[0]?.data?.campaigns
+      if (listed !== undefined) expect((listed as Array<{ campaign_id: string }>).map((c) => c.campaign_id), 'the campaign list shown to g1').toEqual(CAMPAIGNS.filter((c) => granted(GRANTED, c)))
+    } else if (this.what === 'task' && m.bound.get(k) === undefined) {
+      // no task the gateway can tie to a campaign: an all-campaigns grant's alone, and g1's is not
+      expect(cls, `an untied task read by ${GRANTED}`).toBe('403 campaign_forbidden')
+      expect(w.sim.rpcCalls().length, `an untied task read by ${GRANTED} sent nothing`).toBe(calls)
+    } else if (!may) {
+      // refused before anything was sent: the front door's task read answers as for a task that does not exist
+      expect(cls, `${this.what} of ${k} by ${GRANTED}: ${res.text.slice(0, 300)}`).toBe(this.what === 'front-task' ? 'not_found' : this.what === 'front-control' ? 'campaign_forbidden' : '403 campaign_forbidden')
+      expect(w.sim.rpcCalls().length, `${this.what} of ${k} by ${GRANTED} sent nothing`).toBe(calls)
+    } else {
+      expect(cls, `${this.what} of ${k} by ${GRANTED}`).not.toMatch(/campaign_forbidden/)
+    }
+    await checkInvariants(w, m, r.lateCancels)
+  }
+
+  toString = (): string => `${GRANTED} reads ${this.what} of ${this.campaign}`
+}
+
 /** campaign ids REST refuses (docs/api.md): the front door refuses them too, -32602, nothing written or sent */
 const BAD_CAMPAIGN_IDS = ['camp a', 'camp/a', '../camp-a', 'camp\u200ba', 'c'.repeat(300), '']
 
@@ -1028,7 +1134,7 @@ class FrontBadIdCmd implements Cmd {
 }
 
 /** another identity than the caller's: j1 and j2 share one display name */
-const OTHER: Record<CallerName, CallerName> = { c1: 'c2', c2: 'c1', j1: 'j2', j2: 'j1' }
+const OTHER: Record<CallerName, CallerName> = { c1: 'c2', c2: 'c1', j1: 'j2', j2: 'j1', g1: 'c1' }
 
 /**
  * Retention runs: `window`, the day the world's retention keeps passes and a replica's own
@@ -1196,7 +1302,10 @@ export function commandArbitrary (o: { restarts: boolean; postgres: boolean }): 
     [1, fc.tuple(fc.nat(1), fc.constantFrom(-700, 700, -6000, 6000, ...(o.postgres ? [-15_000, 15_000] : []))).map(([i, ms]) => new StepCmd(i, ms))],
     // the remote ahead past the margin, seen by a replica with no measurement of its own
     [1, fc.tuple(fc.constantFrom(6000, 10_000), campaign).map(([ms, k]) => new RemoteAheadCmd(ms, k))],
-    [1, fc.tuple(fc.nat(), fc.constantFrom<'claim' | 'intervene' | 'submit' | 'read'>('claim', 'intervene', 'submit', 'read'), anyCaller).map(([b, o, c]) => new FrontBadIdCmd(b, o, c))]
+    [1, fc.tuple(fc.nat(), fc.constantFrom<'claim' | 'intervene' | 'submit' | 'read'>('claim', 'intervene', 'submit', 'read'), anyCaller).map(([b, o, c]) => new FrontBadIdCmd(b, o, c))],
+    // the caller granted camp-a alone, on both campaigns (docs/design.md#grants)
+    [2, fc.tuple(campaign, op, frontFault, fc.boolean()).map(([k, o, f, viaFront]) => new GrantedMutateCmd(k, o, f, viaFront))],
+    [2, fc.tuple(campaign, fc.constantFrom<GrantedRead>('control', 'records', 'record', 'task', 'list', 'front-control', 'front-task', 'front-list'), fc.nat()).map(([k, what, p]) => new GrantedReadCmd(k, what, p))]
   ]
   if (o.postgres) weighted.push([2, fc.tuple(fc.nat(1), fc.constantFrom(60_000, 60_000, -60_000, 15_000, -15_000)).map(([i, ms]) => new ClockJumpCmd(i, ms))])
   if (o.restarts) weighted.push([1, fc.constant(new RestartCmd())])

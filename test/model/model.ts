@@ -7,7 +7,7 @@
 import { expect } from 'vitest'
 import type { AppliedMutation } from '../../src/simulator/index.js'
 import type { MutationRecord } from '../../src/ledger/types.js'
-import { CONTROLLER_OF, IDENTITY_OF, TIMING, ownerWaitMs, type CallerName, type Campaign, type World } from './world.js'
+import { CAMPAIGNS, CONTROLLER_OF, GRANTED, IDENTITY_OF, TIMING, granted, ownerWaitMs, type CallerName, type Campaign, type World } from './world.js'
 
 export type Op = 'claim' | 'renew' | 'release' | 'submit' | 'intervene' | 'cancel'
 
@@ -216,7 +216,10 @@ const LEDGER_STATE: Record<ModelState, MutationRecord['state']> = {
  * - the ledger agrees with the model, and neither contradicts what the remote applied: the
  *   ledger never says rejected or not_applied for something the remote applied;
  * - a pending record turned ambiguous only past its deadline on the ledger's clock;
- * - each controller id is bound to the caller the model says first used it.
+ * - each controller id is bound to the caller the model says first used it;
+ * - grants (docs/design.md#grants): no mutation of a campaign reached the remote under the
+ *   controller id of a caller without a grant to it (the remote's own log), and the ledger holds no
+ *   record of one.
  */
 export async function checkInvariants (w: World, m: Model, lateCancelIds: Set<string>): Promise<void> {
   const t = readTruth(w)
@@ -267,6 +270,39 @@ export async function checkInvariants (w: World, m: Model, lateCancelIds: Set<st
   const bound = new Map((await w.gw.app.ledger.listControllerBindings()).map((b) => [b.controllerId, b.identity]))
   for (const [controllerId, caller] of m.bindings) expect(bound.get(controllerId), `the binding of ${controllerId}`).toBe(IDENTITY_OF[caller])
   expect(bound.size, `controller bindings ${[...bound.keys()].join(', ')}`).toBe(m.bindings.size)
+  for (const sent of controlledOnWire(w)) {
+    if (sent.controllerId !== CONTROLLER_OF[GRANTED]) continue
+    expect(granted(GRANTED, sent.campaignId as Campaign), `${sent.method} ${sent.id} of ${sent.campaignId} reached the remote for ${GRANTED}, which has no grant to it`).toBe(true)
+  }
+  for (const k of CAMPAIGNS) {
+    if (granted(GRANTED, k)) continue
+    const mine = (await w.gw.app.ledger.listByCampaign(k, { limit: 10_000 })).filter((r) => r.identity === IDENTITY_OF[GRANTED])
+    expect(mine.map((r) => r.requestId), `records of ${k} written for ${GRANTED}`).toEqual([])
+  }
+}
+
+/**
+ * Every mutation on the wire with the controller id it carries and the campaign it names, read from
+ * the remote's log: wherever the request puts them (the extension's params, a submission's or a
+ * cancel's argus_supervisor metadata), as an object holding a string controller_id
+ */
+function controlledOnWire (w: World): Array<{ id: string; method: string; controllerId: string; campaignId: string }> {
+  const mutations = new Set(Object.values(w.methods))
+  const out: Array<{ id: string; method: string; controllerId: string; campaignId: string }> = []
+  for (const r of w.sim.received) {
+    if (r.method !== 'POST' || r.path.split('?')[0] !== '/a2a/') continue
+    const c = r.json as { id?: unknown; method?: unknown; params?: unknown } | null
+    if (typeof c !== 'object' || c === null || typeof c.method !== 'string' || !mutations.has(c.method)) continue
+    const stack: unknown[] = [c.params]
+    while (stack.length > 0) {
+      const v = stack.pop()
+      if (typeof v !== 'object' || v === null) continue
+      const o = v as Record<string, unknown>
+      if (typeof o.controller_id === 'string') out.push({ id: String(c.id), method: c.method, controllerId: o.controller_id, campaignId: String(o.campaign_id) })
+      for (const x of Object.values(o)) stack.push(x)
+    }
+  }
+  return out
 }
 
 /**

@@ -3,7 +3,8 @@
 // gateway), and the gateway started as the bin starts it — one replica on an SQLite file, or two
 // replicas on one PostgreSQL schema, requests spread over them in turn — restartable on the same
 // ledger. Callers: two static controllers, two JWT identities (different subjects) presenting the
-// same controller id claim, and an admin. Clocks: the ledger's (PostgreSQL's, shifted by the time
+// same controller id claim, a static controller granted one campaign alone (docs/design.md#grants),
+// and an admin. Clocks: the ledger's (PostgreSQL's, shifted by the time
 // the history advanced; SQLite's is its replica's), the remote's, and one per replica, each of
 // which the history moves (docs/design.md#one-clock). Everything is over loopback sockets; the
 // ledger is read in process only to cross-check what the REST side said, and each mutation's
@@ -33,14 +34,26 @@ import { call, type JsonResponse } from '../helpers/http.js'
  * Keycloak example maps it): two identities, one name (docs/design.md#controller-bindings)
  */
 export const CALLERS = ['c1', 'c2', 'j1', 'j2'] as const
-export type CallerName = typeof CALLERS[number]
-export const CONTROLLER_OF: Record<CallerName, string> = { c1: 'ctl-1', c2: 'ctl-2', j1: 'ctl-jwt', j2: 'ctl-jwt' }
+/**
+ * g1: a static controller whose grants reach camp-a alone (docs/design.md#grants); the histories
+ * send its mutations and reads to both campaigns, and check that nothing of camp-b reaches the
+ * remote for it or comes back to it
+ */
+export const GRANTED = 'g1'
+export type CallerName = typeof CALLERS[number] | typeof GRANTED
+/** every caller a history may resolve a lease holder to */
+export const ALL_CALLERS: readonly CallerName[] = [...CALLERS, GRANTED]
+export const CONTROLLER_OF: Record<CallerName, string> = { c1: 'ctl-1', c2: 'ctl-2', j1: 'ctl-jwt', j2: 'ctl-jwt', g1: 'ctl-g1' }
 /** the caller name the gateway gives each (a JWT caller's is `jwt:<name claim>`): j1 and j2 share one */
-export const NAME_OF: Record<CallerName, string> = { c1: 'c1', c2: 'c2', j1: 'jwt:model-client', j2: 'jwt:model-client' }
+export const NAME_OF: Record<CallerName, string> = { c1: 'c1', c2: 'c2', j1: 'jwt:model-client', j2: 'jwt:model-client', g1: 'g1' }
 /** who each caller is to the gateway: what owns its records, sends and bindings */
-export const IDENTITY_OF: Record<CallerName, string> = { c1: 'static:c1', c2: 'static:c2', j1: `jwt:${ISSUER}#team-x`, j2: `jwt:${ISSUER}#team-y` }
+export const IDENTITY_OF: Record<CallerName, string> = { c1: 'static:c1', c2: 'static:c2', j1: `jwt:${ISSUER}#team-x`, j2: `jwt:${ISSUER}#team-y`, g1: 'static:g1' }
 export const CAMPAIGNS = ['camp-a', 'camp-b'] as const
 export type Campaign = typeof CAMPAIGNS[number]
+/** the campaigns each caller's grants reach, read and control alike: g1's alone are limited */
+export const granted = (caller: CallerName, campaign: Campaign): boolean => caller !== GRANTED || campaign === 'camp-a'
+/** the remote's campaign list: each campaign under a project of its own */
+export const CAMPAIGN_LIST = [{ campaign_id: 'camp-a', project: 'proj-a', stage: 'train' }, { campaign_id: 'camp-b', project: 'proj-b', stage: 'eval' }]
 
 /** the gateway's timing in histories: short, so that a lost answer costs little real time */
 export const TIMING = {
@@ -180,16 +193,17 @@ export async function startWorld (o: WorldOptions = {}): Promise<World> {
   const monoNow = (): number => performance.now() + monoOffset
   const startedAt = Array.from({ length: n }, () => ({ from: 0, to: 0 }))
   const incarnations = Array.from({ length: n }, () => 0)
-  const sim = await startSimulator({ profile: 'campaign-control', protocol: o.protocol ?? 'v0.3', secret, campaignControl: { now: () => Date.now() } })
+  const sim = await startSimulator({ profile: 'campaign-control', protocol: o.protocol ?? 'v0.3', secret, campaignControl: { now: () => Date.now() }, campaigns: CAMPAIGN_LIST })
   const fwd = await startForwarder(sim.url)
   const dir = mkdtempSync(join(tmpdir(), 'oogw-model-'))
   const jwt = await jwtCallers()
   const jwksFile = join(dir, 'jwks.json')
   writeFileSync(jwksFile, JSON.stringify({ keys: [jwt.key.jwk] }))
-  const tokens = { c1: `tok-${randomBytes(12).toString('hex')}`, c2: `tok-${randomBytes(12).toString('hex')}`, j1: jwt.j1, j2: jwt.j2, admin: `tok-${randomBytes(12).toString('hex')}` }
+  const tokens = { c1: `tok-${randomBytes(12).toString('hex')}`, c2: `tok-${randomBytes(12).toString('hex')}`, j1: jwt.j1, j2: jwt.j2, g1: `tok-${randomBytes(12).toString('hex')}`, admin: `tok-${randomBytes(12).toString('hex')}` }
   const callers = [
     { name: 'c1', tokenSha256: sha256Hex(tokens.c1), scopes: ['read', 'control'], controllerId: CONTROLLER_OF.c1 },
     { name: 'c2', tokenSha256: sha256Hex(tokens.c2), scopes: ['read', 'control'], controllerId: CONTROLLER_OF.c2 },
+    { name: 'g1', tokenSha256: sha256Hex(tokens.g1), scopes: ['read', 'control'], controllerId: CONTROLLER_OF.g1, grants: { control: { campaigns: ['camp-a'] } } },
     { name: 'admin', tokenSha256: sha256Hex(tokens.admin), scopes: ['read', 'admin'] }
   ]
   const config = loadConfig({

@@ -222,6 +222,22 @@ describe('configuration', () => {
     expect(problems({ GATEWAY_CALLERS: '[]' })).toEqual(['GATEWAY_CALLERS: must not be empty'])
   })
 
+  it('grants (docs/design.md#grants): GATEWAY_REQUIRE_GRANTS off by default; grants claims in GATEWAY_JWT_CLAIMS; the callers\' object form with a grants table, and its problems named where they are', () => {
+    expect(loadConfig({}).requireGrants).toBe(false)
+    expect(loadConfig({ GATEWAY_REQUIRE_GRANTS: 'true' }).requireGrants).toBe(true)
+    expect(problems({ GATEWAY_REQUIRE_GRANTS: 'yes' })).toEqual(['GATEWAY_REQUIRE_GRANTS: must be one of "0", "1", "true", "false"'])
+    const jwt = { GATEWAY_JWT_ISSUER: 'https://idp.example', GATEWAY_JWT_AUDIENCE: 'gw', GATEWAY_JWT_JWKS_URL: 'https://idp.example/jwks' }
+    expect(loadConfig({ ...jwt, GATEWAY_JWT_CLAIMS: '{"campaigns":"groups","projects":"oo_projects"}' }).jwt?.claims).toEqual({ name: 'sub', scopes: 'scope', controllerId: 'oo_controller_id', campaigns: 'groups', projects: 'oo_projects' })
+    expect(problems({ ...jwt, GATEWAY_JWT_CLAIMS: '{"campaigns":""}' })).toEqual(['GATEWAY_JWT_CLAIMS.campaigns: must not be empty'])
+    const table = { [`jwt:${jwt.GATEWAY_JWT_ISSUER}#u-1`]: { read: { campaigns: ['team-a-*'] } } }
+    const c = loadConfig({ ...jwt, GATEWAY_CALLERS: JSON.stringify({ callers: [], grants: table }) })
+    expect([c.callers, [...c.identityGrants ?? []]]).toEqual([[], [[`jwt:${jwt.GATEWAY_JWT_ISSUER}#u-1`, { read: { campaigns: ['team-a-*'] } }]]])
+    expect(problems({ GATEWAY_CALLERS: JSON.stringify({ callers: [], grants: table }) })).toEqual(['GATEWAY_CALLERS: holds no static caller, and no JWT callers (GATEWAY_JWT_*) are configured to use its grants'])
+    expect(problems({ GATEWAY_CALLERS: JSON.stringify({ callers: [{ name: 'a', tokenSha256: 'a'.repeat(64), scopes: ['read'], grants: { read: { campaigns: ['a b'] } } }] }) })).toEqual([
+      'GATEWAY_CALLERS.callers[0].grants.read.campaigns[0]: must be a campaign id (1–128 characters of [A-Za-z0-9._:-]) or such a prefix followed by one "*" at the end (team-a-*; * alone is every campaign)'
+    ])
+  })
+
   it('names bad numeric and enum values by variable', () => {
     const p = problems({ UPSTREAM_READ_TIMEOUT_MS: 'soon', UPSTREAM_AUTH_SCHEME: 'basic', GATEWAY_CONTROL_ENABLED: 'yes' })
     expect(p.map((x) => x.split(':')[0]).sort()).toEqual(['GATEWAY_CONTROL_ENABLED', 'UPSTREAM_AUTH_SCHEME', 'UPSTREAM_READ_TIMEOUT_MS'])

@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * Argus campaign list
-         * @description Needs the `read` scope. One campaign.list read of the remote's Argus supervisor; identical reads in flight share one upstream call.
+         * @description Needs the `read` scope. One campaign.list read of the remote's Argus supervisor; identical reads in flight share one upstream call. To a caller whose grants are in force, result holds only `campaigns` (the entries of the campaigns it may read, by campaign_id or by the entry's project) beside the payload's operation and requestId.
          */
         get: operations["listCampaigns"];
         put?: never;
@@ -314,7 +314,7 @@ export interface paths {
         };
         /**
          * The unresolved (ambiguous or pending) mutation records of every campaign, oldest first
-         * @description Needs the `admin` scope. Ledger only. Oldest first, by creation time then request id; a record written while the pages are read sorts after them, so pages never shift. Pass nextCursor as cursor for the next page (null: the last page). Each record is shown whole, as to an admin.
+         * @description Needs the `admin` scope. Ledger only. Oldest first, by creation time then request id; a record written while the pages are read sorts after them, so pages never shift. Pass nextCursor as cursor for the next page (null: the last page). Each record is shown whole, as to an admin; admins keep every campaign, so no grant narrows it.
          */
         get: operations["listUnresolvedRequests"];
         put?: never;
@@ -397,6 +397,26 @@ export interface paths {
          * @description Needs the `admin` scope.
          */
         get: operations["backupLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/callers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The callers in use and their grants: names, scopes, controller ids, grants, identity kinds
+         * @description Needs the `admin` scope. This replica's callers file as last loaded (a reload takes effect at the next request), and the grants keyed by a JWT caller's identity. Never a token or its digest. A caller from the identity provider is listed only where the table names its identity: its scopes and claims are in each token.
+         */
+        get: operations["listCallers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -709,6 +729,118 @@ export interface components {
             result: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * @example {
+         *       "requireGrants": true,
+         *       "jwtClaims": {
+         *         "campaigns": "oo_campaigns"
+         *       },
+         *       "callers": [
+         *         {
+         *           "name": "team-a",
+         *           "kind": "static",
+         *           "identity": "static:team-a",
+         *           "scopes": [
+         *             "read",
+         *             "control"
+         *           ],
+         *           "controllerId": "ctl-team-a",
+         *           "expiresAt": null,
+         *           "grants": {
+         *             "control": {
+         *               "campaigns": [
+         *                 "team-a-*"
+         *               ]
+         *             }
+         *           },
+         *           "reach": "granted"
+         *         }
+         *       ],
+         *       "identities": [
+         *         {
+         *           "identity": "jwt:https://idp.example/realms/ml#5f1c9a2e-7d41-4b8e-9a3c-2e0b6f4d8c17",
+         *           "kind": "jwt",
+         *           "grants": {
+         *             "read": {
+         *               "projects": [
+         *                 "vision"
+         *               ]
+         *             }
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        CallerList: {
+            /** @description GATEWAY_REQUIRE_GRANTS: a caller without grants reaches no campaign. */
+            requireGrants: boolean;
+            /** @description The JWT claims a caller from the identity provider takes its grants from; null: no JWT callers. */
+            jwtClaims: {
+                campaigns?: string;
+                projects?: string;
+            } | null;
+            /** @description The static callers in the order of the callers file. */
+            callers: components["schemas"]["CallerView"][];
+            /** @description Grants keyed by a JWT caller's identity in the callers file: they replace the ones its claims give. */
+            identities: {
+                /** @description jwt:<issuer>#<subject> */
+                identity: string;
+                /** @enum {string} */
+                kind: "jwt";
+                grants: {
+                    /** @description What the caller may read. */
+                    read?: {
+                        /** @description Campaign ids, or a prefix followed by one "*" (team-a-*; * alone is every campaign). */
+                        campaigns?: string[];
+                        /** @description OpenOperator projects, or a prefix followed by one "*". */
+                        projects?: string[];
+                    };
+                    /** @description What the caller may control, and read. */
+                    control?: {
+                        /** @description Campaign ids, or a prefix followed by one "*" (team-a-*; * alone is every campaign). */
+                        campaigns?: string[];
+                        /** @description OpenOperator projects, or a prefix followed by one "*". */
+                        projects?: string[];
+                    };
+                };
+            }[];
+        };
+        CallerView: {
+            name: string;
+            /**
+             * @description A caller of the callers file (GATEWAY_CALLERS or GATEWAY_CALLERS_FILE).
+             * @enum {string}
+             */
+            kind: "static";
+            /** @description static:<name>: what owns its records, sends and controller bindings. */
+            identity: string;
+            scopes: ("read" | "control" | "admin")[];
+            controllerId: string | null;
+            /** @description ISO 8601; null: no expiry. */
+            expiresAt: string | null;
+            /** @description As configured; null: none. */
+            grants: {
+                /** @description What the caller may read. */
+                read?: {
+                    /** @description Campaign ids, or a prefix followed by one "*" (team-a-*; * alone is every campaign). */
+                    campaigns?: string[];
+                    /** @description OpenOperator projects, or a prefix followed by one "*". */
+                    projects?: string[];
+                };
+                /** @description What the caller may control, and read. */
+                control?: {
+                    /** @description Campaign ids, or a prefix followed by one "*" (team-a-*; * alone is every campaign). */
+                    campaigns?: string[];
+                    /** @description OpenOperator projects, or a prefix followed by one "*". */
+                    projects?: string[];
+                };
+            } | null;
+            /**
+             * @description all: every campaign (an admin, or no grants without GATEWAY_REQUIRE_GRANTS); granted: what grants say; none: no grants under GATEWAY_REQUIRE_GRANTS.
+             * @enum {string}
+             */
+            reach: "all" | "granted" | "none";
         };
         /**
          * @example {
@@ -1863,7 +1995,23 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description - `forbidden`: The caller lacks the scope this route requires.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "forbidden" | "campaign_forbidden";
+                        };
+                    };
+                };
+            };
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
@@ -1892,6 +2040,7 @@ export interface operations {
              * @description - `capability_unavailable`: The remote does not offer this capability.
              *     - `upstream_unavailable` (retryable): The remote is unavailable.
              *     - `overloaded` (retryable): The gateway is overloaded; retry shortly.
+             *     - `ledger_unavailable` (retryable): The ledger is unavailable.
              *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
              *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
              */
@@ -1905,7 +2054,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "shutting_down" | "connection_closing";
+                            code: "capability_unavailable" | "upstream_unavailable" | "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
                         };
                     };
                 };
@@ -1935,7 +2084,23 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description - `forbidden`: The caller lacks the scope this route requires.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "forbidden" | "campaign_forbidden";
+                        };
+                    };
+                };
+            };
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
             417: components["responses"]["ExpectationFailed"];
@@ -2038,6 +2203,7 @@ export interface operations {
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
              *     - `controller_conflict`: Another caller identity holds this controller id.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
              */
             403: {
                 headers: {
@@ -2049,7 +2215,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected" | "controller_conflict";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict" | "campaign_forbidden";
                         };
                     };
                 };
@@ -2204,6 +2370,7 @@ export interface operations {
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
              *     - `controller_conflict`: Another caller identity holds this controller id.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
              */
             403: {
                 headers: {
@@ -2215,7 +2382,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected" | "controller_conflict";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict" | "campaign_forbidden";
                         };
                     };
                 };
@@ -2390,6 +2557,7 @@ export interface operations {
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
              *     - `controller_conflict`: Another caller identity holds this controller id.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
              */
             403: {
                 headers: {
@@ -2401,7 +2569,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected" | "controller_conflict";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict" | "campaign_forbidden";
                         };
                     };
                 };
@@ -2586,6 +2754,7 @@ export interface operations {
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
              *     - `controller_conflict`: Another caller identity holds this controller id.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
              */
             403: {
                 headers: {
@@ -2597,7 +2766,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected" | "controller_conflict";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict" | "campaign_forbidden";
                         };
                     };
                 };
@@ -2771,6 +2940,7 @@ export interface operations {
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
              *     - `controller_conflict`: Another caller identity holds this controller id.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
              */
             403: {
                 headers: {
@@ -2782,7 +2952,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected" | "controller_conflict";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict" | "campaign_forbidden";
                         };
                     };
                 };
@@ -2956,6 +3126,7 @@ export interface operations {
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
              *     - `controller_conflict`: Another caller identity holds this controller id.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
              */
             403: {
                 headers: {
@@ -2967,7 +3138,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected" | "controller_conflict";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict" | "campaign_forbidden";
                         };
                     };
                 };
@@ -3142,6 +3313,7 @@ export interface operations {
              * @description - `forbidden`: The caller lacks the scope this route requires.
              *     - `policy_rejected`: The remote refused the mutation by policy.
              *     - `controller_conflict`: Another caller identity holds this controller id.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
              */
             403: {
                 headers: {
@@ -3153,7 +3325,7 @@ export interface operations {
                     "application/json": {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
-                            code: "forbidden" | "policy_rejected" | "controller_conflict";
+                            code: "forbidden" | "policy_rejected" | "controller_conflict" | "campaign_forbidden";
                         };
                     };
                 };
@@ -3280,7 +3452,23 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description - `forbidden`: The caller lacks the scope this route requires.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "forbidden" | "campaign_forbidden";
+                        };
+                    };
+                };
+            };
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
             417: components["responses"]["ExpectationFailed"];
@@ -3390,7 +3578,23 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description - `forbidden`: The caller lacks the scope this route requires.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "forbidden" | "campaign_forbidden";
+                        };
+                    };
+                };
+            };
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
@@ -3449,7 +3653,23 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description - `forbidden`: The caller lacks the scope this route requires.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "forbidden" | "campaign_forbidden";
+                        };
+                    };
+                };
+            };
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             /**
@@ -3547,7 +3767,23 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /**
+             * @description - `forbidden`: The caller lacks the scope this route requires.
+             *     - `campaign_forbidden`: The caller has no grant for this campaign.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "forbidden" | "campaign_forbidden";
+                        };
+                    };
+                };
+            };
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             /**
@@ -3664,6 +3900,55 @@ export interface operations {
                         error: components["schemas"]["ErrorDetail"] & {
                             /** @enum {string} */
                             code: "overloaded" | "ledger_unavailable" | "shutting_down" | "connection_closing";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listCallers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every static caller, in the file's order, and every identity of the grants table. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallerList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["UpstreamInvalidResponse"];
+            /**
+             * @description - `overloaded` (retryable): The gateway is overloaded; retry shortly.
+             *     - `shutting_down` (retryable): The gateway is shutting down; retry the request.
+             *     - `connection_closing` (retryable): This connection has served its last request; send the request again on a new connection.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["ErrorDetail"] & {
+                            /** @enum {string} */
+                            code: "overloaded" | "shutting_down" | "connection_closing";
                         };
                     };
                 };

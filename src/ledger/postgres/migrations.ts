@@ -150,6 +150,11 @@ export const migrations: readonly Migration[] = [
     hi_ms BIGINT NOT NULL,
     measured_at BIGINT NOT NULL
   );
+  `,
+  // 8 (docs/design.md#grants): a task's campaign, for a caller whose grants reach only some
+  // campaigns, found without a scan
+  `
+  CREATE INDEX mutation_records_task ON mutation_records (task_id) WHERE task_id IS NOT NULL;
   `
 ]
 

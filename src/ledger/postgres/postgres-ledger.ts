@@ -409,6 +409,7 @@ export async function createPostgresLedger (opts: PostgresLedgerOptions): Promis
         WHERE task_id = $1 AND identity = $2 ORDER BY created_at LIMIT 1`, [taskId, identity])
       return row === undefined ? undefined : toFrontSend(row)
     },
+    campaignsOfTask: async (taskId) => (await q<{ campaign_id: string }>('SELECT campaign_id FROM mutation_records WHERE task_id = $1 GROUP BY campaign_id ORDER BY campaign_id COLLATE "C"', [taskId])).rows.map((r) => r.campaign_id),
     // one small batch per call, as for the records
     pruneFrontReadsBefore: async (before, limit) => (await q(`DELETE FROM front_sends WHERE (identity, message_id) IN (
       SELECT identity, message_id FROM front_sends WHERE kind = 'read' AND created_at < $1 LIMIT $2)`, [before, limit])).rowCount ?? 0,

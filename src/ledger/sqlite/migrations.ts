@@ -175,6 +175,11 @@ export const migrations: readonly Migration[] = [
     hi_ms INTEGER NOT NULL,
     measured_at INTEGER NOT NULL
   ) STRICT;
+  `,
+  // 8 (docs/design.md#grants): a task's campaign, for a caller whose grants reach only some
+  // campaigns, found without a scan
+  `
+  CREATE INDEX mutation_records_task ON mutation_records (task_id) WHERE task_id IS NOT NULL;
   `
 ]
 

@@ -220,6 +220,7 @@ export function createSqliteLedger (opts: SqliteLedgerOptions): Ledger {
       const row = s.frontTaskOf.get(taskId, identity)
       return row === undefined ? undefined : toFrontSend(row)
     },
+    campaignsOfTask: async (taskId) => s.campaignsOfTask.all(taskId).map((r) => r.campaign_id),
     pruneFrontReadsBefore: async (before, limit) => await write(() => s.pruneFrontReads.run({ before, limit }).changes),
     // SQLite's online backup API: page by page, consistent, while this process keeps writing
     backupTo: async (file) => { await db.backup(file) },

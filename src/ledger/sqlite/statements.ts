@@ -116,6 +116,7 @@ export function prepareStatements (db: Database.Database) {
     pruneFrontReads: db.prepare<Params>(`DELETE FROM front_sends WHERE rowid IN (
       SELECT rowid FROM front_sends WHERE kind = 'read' AND created_at < @before LIMIT @limit)`),
 
+    campaignsOfTask: db.prepare<[string], { campaign_id: string }>('SELECT DISTINCT campaign_id FROM mutation_records WHERE task_id = ? ORDER BY campaign_id'),
     ping: db.prepare<[], { ok: number }>('SELECT 1 AS ok')
   }
 }

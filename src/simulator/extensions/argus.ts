@@ -29,7 +29,7 @@ export function argusOperationOf (params: unknown): string | undefined {
   return typeof operation === 'string' ? operation : undefined
 }
 
-export function decideArgus (message: ArgusMessage, enabled: boolean): ArgusDecision {
+export function decideArgus (message: ArgusMessage, enabled: boolean, campaigns: ReadonlyArray<Record<string, unknown>>): ArgusDecision {
   const envelope = message.metadata?.[ARGUS_URN]
   const operation = field(envelope, 'operation')
   // The legacy snake_case key is accepted; answers always use requestId.
@@ -44,24 +44,17 @@ export function decideArgus (message: ArgusMessage, enabled: boolean): ArgusDeci
   if (!wellFormed) return { ok: false, code: 'invalid_argus_envelope' }
   if (!enabled) return { ok: false, code: 'argus_supervisor_disabled' }
   if (!SUPPORTED.has(operation)) return { ok: false, code: 'unsupported_argus_operation' }
-  return { ok: true, operation, requestId, payload: argusPayload(operation, requestId) }
+  return { ok: true, operation, requestId, payload: argusPayload(operation, requestId, campaigns) }
 }
 
-function argusPayload (operation: string, requestId: string): Payload {
+function argusPayload (operation: string, requestId: string, campaigns: ReadonlyArray<Record<string, unknown>>): Payload {
   if (operation === 'supervisor.health') {
     return { ok: true, operation, requestId, backend: 'simulated', checkedAt: new Date().toISOString() }
   }
   if (operation === 'supervisor.status') {
     return { operation, requestId, supervisor: { state: 'running', campaigns: 2, blocked: 0 } }
   }
-  return {
-    operation,
-    requestId,
-    campaigns: [
-      { campaign_id: 'camp-1', stage: 'train', revision: 7, blocked: false },
-      { campaign_id: 'camp-2', stage: 'eval', revision: 3, blocked: false }
-    ]
-  }
+  return { operation, requestId, campaigns: campaigns.map((c) => ({ ...c })) }
 }
 
 /** The JSON-RPC error for a placement that uses one; the default delivery is 'rpc-default'. */

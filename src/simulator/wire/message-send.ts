@@ -32,7 +32,7 @@ export function handleMessageSend (state: SimulatorState, id: unknown, params: M
   }
 
   const forced = state.faults.takeArgus(ctx, 'argus-error')
-  const decision = forced !== undefined ? { ok: false as const, code: forced.code } : decideArgus(message, state.opts.argusEnabled)
+  const decision = forced !== undefined ? { ok: false as const, code: forced.code } : decideArgus(message, state.opts.argusEnabled, state.campaigns)
   const placement = forced?.placement
   if (!decision.ok && (placement === undefined || placement === 'rpc-data' || placement === 'rpc-message')) {
     return rpcError(id, argusRpcError(decision.code, placement ?? 'rpc-default'))
