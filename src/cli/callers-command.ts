@@ -7,7 +7,7 @@
 // from the answer is made printable first. Exit 0 answered, 1 an error answer or no answer, 2 usage.
 import { redactUrl } from '../http/redact-url.js'
 import { printable, printableJson } from './printable.js'
-import { DEFAULT_URL, call, errorOf, type Answer, type RequestsIo } from './requests-command.js'
+import { DEFAULT_URL, call, reportGatewayError, type Answer, type RequestsIo } from './requests-command.js'
 import { targetProblem } from './gateway-transport.js'
 
 type Env = Record<string, string | undefined>
@@ -73,17 +73,7 @@ function table (head: string[], rows: string[][]): string[] {
   return [line(head), ...cells.map(line)]
 }
 
-function reportError (io: RequestsIo, a: Answer): number {
-  const e = errorOf(a.body)
-  if (e === undefined) {
-    io.err(`callers: HTTP ${a.status}, not a gateway error body (a proxy in between?)`)
-    return 1
-  }
-  io.err(printable(`callers: ${e.code} (HTTP ${a.status}): ${e.message}`))
-  const hint = HINTS[e.code]
-  if (hint !== undefined) io.err(hint)
-  return 1
-}
+const reportError = (io: RequestsIo, a: Answer): number => reportGatewayError(io, 'callers', a, HINTS)
 
 export async function runCallersCommand (args: string[], env: Env, io: RequestsIo): Promise<number> {
   let base = DEFAULT_URL

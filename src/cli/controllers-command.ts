@@ -9,7 +9,7 @@
 import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE } from '../../schemas/callers.js'
 import { redactUrl } from '../http/redact-url.js'
 import { printable, printableJson } from './printable.js'
-import { DEFAULT_URL, call, errorOf, type Answer, type RequestsIo } from './requests-command.js'
+import { DEFAULT_URL, call, reportGatewayError, type Answer, type RequestsIo } from './requests-command.js'
 import { targetProblem } from './gateway-transport.js'
 
 type Env = Record<string, string | undefined>
@@ -68,18 +68,7 @@ function table (rows: Binding[]): string[] {
   return [line(head), ...cells.map(line)]
 }
 
-function reportError (io: RequestsIo, what: string, a: Answer): number {
-  const e = errorOf(a.body)
-  if (e === undefined) {
-    io.err(`${what}: HTTP ${a.status}, not a gateway error body (a proxy in between?)`)
-    return 1
-  }
-  io.err(printable(`${what}: ${e.code} (HTTP ${a.status}): ${e.message}`))
-  if (a.retryAfter !== undefined) io.err(printable(`retry after ${a.retryAfter} s (Retry-After)`))
-  const hint = HINTS[e.code]
-  if (hint !== undefined) io.err(hint)
-  return 1
-}
+const reportError = (io: RequestsIo, what: string, a: Answer): number => reportGatewayError(io, what, a, HINTS)
 
 export async function runControllersCommand (args: string[], env: Env, io: RequestsIo): Promise<number> {
   let base = DEFAULT_URL

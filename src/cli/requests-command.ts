@@ -109,7 +109,12 @@ export async function call (base: string, token: string, method: 'GET' | 'POST' 
 }
 
 /** an error answer, in the contract's words: the code, the status, the gateway's message, Retry-After */
-function reportError (io: RequestsIo, what: string, a: Answer): number {
+/**
+ * an error answer for the operator, every command alike: its code, status and message (printable:
+ * the message may carry a remote's or a caller's text), its Retry-After, and the command's hint
+ * for the code; 1, the exit code
+ */
+export function reportGatewayError (io: RequestsIo, what: string, a: Answer, hints: Readonly<Record<string, string>>): number {
   const e = errorOf(a.body)
   if (e === undefined) {
     io.err(printable(`${what}: HTTP ${a.status}, not a gateway error body (a proxy in between?)`))
@@ -117,10 +122,12 @@ function reportError (io: RequestsIo, what: string, a: Answer): number {
   }
   io.err(printable(`${what}: ${e.code} (HTTP ${a.status}): ${e.message}`))
   if (a.retryAfter !== undefined) io.err(printable(`retry after ${a.retryAfter} s (Retry-After)${e.retryable === true ? '; the same command may be run again then' : ''}`))
-  const hint = HINTS[e.code]
+  const hint = hints[e.code]
   if (hint !== undefined) io.err(hint)
   return 1
 }
+
+const reportError = (io: RequestsIo, what: string, a: Answer): number => reportGatewayError(io, what, a, HINTS)
 
 /** what an error answer means for the operator (docs/runbooks/ambiguous-write.md) */
 const HINTS: Record<string, string> = {
