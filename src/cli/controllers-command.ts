@@ -7,12 +7,9 @@
 // (src/cli/requests-command.ts, whose HTTP call this reuses). Everything printed from an answer
 // is made printable first. Exit 0 answered, 1 an error answer or no answer, 2 usage.
 import { CONTROLLER_ID_PATTERN, CONTROLLER_ID_RULE } from '../../schemas/callers.js'
-import { redactUrl } from '../http/redact-url.js'
+import { UsageError, checkTarget, runAdminCommand, table, type Env } from './admin-command.js'
 import { printable, printableJson } from './printable.js'
 import { DEFAULT_URL, call, reportGatewayError, type Answer, type RequestsIo } from './requests-command.js'
-import { targetProblem } from './gateway-transport.js'
-
-type Env = Record<string, string | undefined>
 
 export const USAGE = `usage: openoperator-gateway controllers <list|remove>   (against a running gateway, over its REST API)
   controllers list [--json]
@@ -29,8 +26,6 @@ options and environment:
                               argument: arguments show in \`ps\` and the shell's history
 exit status: 0 answered, 1 an error answer (its error code printed) or no answer, 2 usage`
 
-class UsageError extends Error {}
-
 interface Binding { controllerId: string; identity: string; caller: string; boundAt: string }
 
 const HINTS: Record<string, string> = {
@@ -40,66 +35,29 @@ const HINTS: Record<string, string> = {
   controller_lease_held: 'the binding stays: its holder may still be mutating under that lease, and whoever binds the id next would act under it too. Release the lease or let it expire, or remove the binding anyway with --force'
 }
 
-function parse (args: string[]): { positional: string[]; url: string | undefined; json: boolean; force: boolean; help: boolean } {
-  const out = { positional: [] as string[], url: undefined as string | undefined, json: false, force: false, help: false }
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!
-    if (a === '-h' || a === '--help') { out.help = true; continue }
-    if (a === '--json') { out.json = true; continue }
-    if (a === '--force') { out.force = true; continue }
-    if (a === '--url' || a.startsWith('--url=')) {
-      const value = a === '--url' ? args[++i] : a.slice('--url='.length)
-      if (value === undefined || value === '' || value.startsWith('--')) throw new UsageError('--url needs a value')
-      out.url = value
-      continue
-    }
-    if (/^--(token|gateway-token|bearer|auth)/.test(a)) throw new UsageError(`${printable(a.split('=')[0]!)} is not accepted: set GATEWAY_TOKEN in the environment (arguments show in \`ps\`)`)
-    if (a.startsWith('-')) throw new UsageError(`unknown option ${printable(a.split('=')[0]!).slice(0, 64)}`)
-    out.positional.push(a)
-  }
-  return out
-}
-
-function table (rows: Binding[]): string[] {
-  const head = ['CONTROLLER', 'IDENTITY', 'CALLER', 'BOUND']
-  const cells = rows.map((b) => [b.controllerId, b.identity, b.caller, b.boundAt].map((v) => printable(String(v))))
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
-  const line = (c: string[]): string => c.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()
-  return [line(head), ...cells.map(line)]
-}
-
 const reportError = (io: RequestsIo, what: string, a: Answer): number => reportGatewayError(io, what, a, HINTS)
 
 export async function runControllersCommand (args: string[], env: Env, io: RequestsIo): Promise<number> {
-  let base = DEFAULT_URL
-  try {
-    const p = parse(args)
-    if (p.help) {
-      io.out(USAGE)
-      return 0
-    }
-    base = p.url ?? env.GATEWAY_URL ?? DEFAULT_URL
+  return await runAdminCommand('controllers', USAGE, args, env, io, ['--force'], async (p, base) => {
+    const force = p.flags.has('--force')
     const [sub, ...rest] = p.positional
     let path: string
     let what: string
     if (sub === 'list') {
       if (rest.length > 0) throw new UsageError(`unexpected argument ${printable(rest[0]!).slice(0, 64)}`)
-      if (p.force) throw new UsageError('--force goes with remove only')
+      if (force) throw new UsageError('--force goes with remove only')
       path = 'v1/admin/controllers'
       what = 'controllers list'
     } else if (sub === 'remove') {
       if (rest.length !== 1) throw new UsageError('remove needs one <controllerId>')
       // refused here rather than sent: the gateway would refuse it too (400)
       if (!CONTROLLER_ID_PATTERN.test(rest[0]!)) throw new UsageError(`<controllerId> ${CONTROLLER_ID_RULE}`)
-      path = `v1/admin/controllers/${encodeURIComponent(rest[0]!)}${p.force ? '?force=true' : ''}`
+      path = `v1/admin/controllers/${encodeURIComponent(rest[0]!)}${force ? '?force=true' : ''}`
       what = `controllers remove ${rest[0]!}`
     } else {
       throw new UsageError(sub === undefined ? 'needs list or remove' : `unknown subcommand ${printable(sub).slice(0, 64)}`)
     }
-    // https, or plain http to loopback only: the admin token never crosses a network in clear
-    const problem = targetProblem(base, env.GATEWAY_TOKEN)
-    if (problem !== undefined) throw new UsageError(problem)
-    const token = env.GATEWAY_TOKEN!
+    const token = checkTarget(base, env.GATEWAY_TOKEN)
 
     const a = await call(base, token, sub === 'list' ? 'GET' : 'DELETE', path)
     if (a.status !== 200) return reportError(io, what, a)
@@ -108,24 +66,15 @@ export async function runControllersCommand (args: string[], env: Env, io: Reque
       return 0
     }
     if (sub === 'remove') {
-      io.out(`removed the binding of ${rest[0]!}${p.force ? ' (forced)' : ''}: the next caller identity to use it in a mutation binds it`)
+      io.out(`removed the binding of ${rest[0]!}${force ? ' (forced)' : ''}: the next caller identity to use it in a mutation binds it`)
       return 0
     }
     const rows = (a.body as { controllers: Binding[] }).controllers
     if (rows.length === 0) io.out('no controller bindings')
     else {
-      for (const line of table(rows)) io.out(line)
+      for (const line of table(['CONTROLLER', 'IDENTITY', 'CALLER', 'BOUND'], rows.map((b) => [b.controllerId, b.identity, b.caller, String(b.boundAt)]))) io.out(line)
       io.out(`${rows.length} binding(s); free one with: openoperator-gateway controllers remove <controllerId>`)
     }
     return 0
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.err(`controllers: ${err.message}\n${USAGE}`)
-      return 2
-    }
-    // a transport failure: its code and the gateway's address, never the token (headers are not in it)
-    const code = (err as { code?: string }).code
-    io.err(printable(`controllers: no answer from ${redactUrl(base)}${code !== undefined ? ` (${code})` : ''}`))
-    return 1
-  }
+  })
 }
