@@ -77,6 +77,14 @@ export const nearestZero = ({ lo, hi }: ClockInterval): number => lo > 0 ? lo : 
  */
 export const clockAllowanceMs = (remote: ClockInterval): number => (remote.hi - remote.lo) + Math.abs(nearestZero(remote))
 
+/** 503 clock_skew: this replica's offset to `peer`, past the margin; nothing was sent */
+export function clockSkew (peer: ClockPeer, m: ClockInterval, marginMs: number): GatewayError {
+  const ms = Math.round(nearestZero(m))
+  return new GatewayError('clock_skew', {
+    message: `This replica's clock is ${Math.abs(ms)} ms ${ms > 0 ? 'behind' : 'ahead of'} the ${peer}'s, past the ${marginMs} ms safety margin; nothing was sent. Fix the clock (NTP) or retry on another replica.`
+  })
+}
+
 /** how long another replica's measurement may be used (docs/design.md#one-clock) */
 export const SHARED_MAX_AGE_MS = 30_000
 
@@ -151,13 +159,6 @@ export function createClockWatch (o: ClockWatchOptions): ClockWatch {
     report('remote', remote)
   }
 
-  function skew (peer: ClockPeer, m: ClockInterval): GatewayError {
-    const ms = Math.round(nearestZero(m))
-    return new GatewayError('clock_skew', {
-      message: `This replica's clock is ${Math.abs(ms)} ms ${ms > 0 ? 'behind' : 'ahead of'} the ${peer}'s, past the ${o.marginMs} ms safety margin; nothing was sent. Fix the clock (NTP) or retry on another replica.`
-    })
-  }
-
   return {
     measureLedger,
     observeLease: (expiresAt, ttl, sentAt, answeredAt) => {
@@ -173,7 +174,7 @@ export function createClockWatch (o: ClockWatchOptions): ClockWatch {
     ready: async ({ claim, measure }) => {
       stepped()
       if (ledger === undefined) await measureLedger()
-      if (past(ledger)) throw skew('ledger', ledger!)
+      if (past(ledger)) throw clockSkew('ledger', ledger!, o.marginMs)
       if (claim) return undefined
       if (remote?.until !== undefined && mono() > remote.until) remote = undefined
       if (remote === undefined) await fromShared()
@@ -186,7 +187,7 @@ export function createClockWatch (o: ClockWatchOptions): ClockWatch {
           message: 'The remote\'s clock has not been measured, and a lease read could not measure it (its answer had no Date); nothing was sent. A claim measures it.'
         })
       }
-      if (past(remote)) throw skew('remote', remote)
+      if (past(remote)) throw clockSkew('remote', remote, o.marginMs)
       return { lo: remote.lo, hi: remote.hi }
     },
     remote: () => {

@@ -8,7 +8,7 @@ import type { UpstreamClient } from '../upstream/client.js'
 import { readRpc } from '../argus/read-rpc.js'
 import { GatewayError } from '../core/errors.js'
 import { parseLeaseResult, wireParams, type Lease } from './wire.js'
-import { clockAllowanceMs, nearestZero, type ClockInterval } from './clocks.js'
+import { clockAllowanceMs, clockSkew, nearestZero, type ClockInterval } from './clocks.js'
 
 export interface LeaseKeeperOptions {
   ledger: Ledger
@@ -74,10 +74,6 @@ export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
   }
 
   const usableMs = (lease: Lease, remote: ClockInterval): number => lease.expiresAt * 1000 - o.now() - o.leaseSafetyMs - clockAllowanceMs(remote)
-  const skewed = (remote: ClockInterval): GatewayError => {
-    const ms = Math.round(nearestZero(remote))
-    return new GatewayError('clock_skew', { message: `This replica's clock is ${Math.abs(ms)} ms ${ms > 0 ? 'behind' : 'ahead of'} the remote's, past the ${o.leaseSafetyMs} ms safety margin; nothing was sent. Fix the clock (NTP) or retry on another replica.` })
-  }
   const unmeasured = (): GatewayError => new GatewayError('clock_skew', { message: 'The remote\'s clock is not measured; nothing was sent. Retry.' })
   const notHeld = (): GatewayError => new GatewayError('lease_not_held', { message: 'The caller does not hold the lease of this campaign; claim it first.' })
   const expired = (): GatewayError => new GatewayError('lease_expired', { message: 'The lease has expired or expires within the safety margin; renew or claim it.' })
@@ -93,7 +89,7 @@ export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
       const remote = opts.remoteClock()
       if (remote === undefined) throw unmeasured()
       // a cancel's fresh read measured again: a remote whose clock moved past the margin since decides nothing
-      if (Math.abs(nearestZero(remote)) > o.leaseSafetyMs) throw skewed(remote)
+      if (Math.abs(nearestZero(remote)) > o.leaseSafetyMs) throw clockSkew('remote', remote, o.leaseSafetyMs)
       if (usableMs(lease, remote) < 0) throw expired()
       return lease
     },
