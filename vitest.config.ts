@@ -1,8 +1,9 @@
 import { defineConfig, type TestUserConfig } from 'vitest/config'
 
 /**
- * the tag of a test whose work is seconds of CPU on its own — a whole gateway started in a child
- * process, a kustomize render per edit, a file of 100,000 records: vitest.fast.config.ts skips it
+ * the tag of a test whose work is seconds of CPU on its own — a child process of node (a whole
+ * gateway, the bin, a logger, a second ledger, the image's health check), a kustomize render per
+ * edit, a file of 100,000 records, a start that holds the loop: vitest.fast.config.ts skips it
  */
 export const SLOW = 'seconds of CPU on its own (child processes, renders, a large file): npm test runs it, npm run test:fast skips it'
 

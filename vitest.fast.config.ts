@@ -16,6 +16,9 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/ledger/postgres*.test.ts'],
     // a test tagged slow is npm test's alone: skipped here, and counted as skipped
     tags: [{ name: 'slow', description: SLOW, skip: true }],
+    // a property test runs a tenth of its cases here, every one of them in npm test: each asks
+    // test/helpers/runs.ts, which reads this share (its `ProvidedContext` types it)
+    provide: { propertyRunShare: 0.1 },
     // a worker per core: vitest's default for a run leaves one core idle, one worker on two cores
     maxWorkers: '100%',
     // a worker keeps its modules from file to file: re-importing Fastify, zod and the gateway for

@@ -46,7 +46,7 @@ async function ipv6Loopback (): Promise<boolean> {
   })
 }
 
-describe('docker/Dockerfile HEALTHCHECK', () => {
+describe('docker/Dockerfile HEALTHCHECK', { tags: ['slow'] }, () => {
   let sim: Simulator
   beforeAll(async () => { sim = await startSimulator({ secret: 'healthcheck-test-secret-0123' }) })
   afterAll(async () => { await sim.close() })

@@ -305,7 +305,7 @@ async function finished (p: ChildProcessWithoutNullStreams): Promise<{ code: num
   return { code, stdout, stderr }
 }
 
-describe('sqlite file across processes', () => {
+describe('sqlite file across processes', { tags: ['slow'] }, () => {
   it('one process owns the file: a second fails with a clear error until the first closes', async () => {
     const path = tempPath()
     // an existing, migrated file: the holder writes nothing, so the lock comes from the open alone

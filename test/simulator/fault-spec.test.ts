@@ -138,7 +138,7 @@ describe('refused at start', () => {
     expect(remote.warnings).toContain('SIMULATOR_FAULTS is set but ignored: it is for the embedded simulator, which runs only when OPENOPERATOR_URL is unset outside production')
   })
 
-  it('npm run simulator: the bin prints every problem and exits 1, no stack', async () => {
+  it('npm run simulator: the bin prints every problem and exits 1, no stack', { tags: ['slow'] }, async () => {
     const p = startBin(['simulator'], { SIMULATOR_PORT: '0', SIMULATOR_FAULTS: 'drop-after-apply@submit:1,status=700@rpc', SIMULATOR_TASK_SECONDS: '-1' })
     expect(await p.exited).toBe(1)
     expect(p.err().trim().split('\n')).toEqual([

@@ -9,11 +9,13 @@
 import fc from 'fast-check'
 import type pino from 'pino'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { runs } from '../helpers/runs.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AccessLog } from '../../src/http/access-log.js'
 import { createLogger, scrubberOf } from '../../src/core/logger.js'
 import { installRequestChild, madeRequestId } from '../../src/core/request-logger.js'
 import { hexSeparated, quotedPrintable, sprinkle, xEscapedBytes } from '../helpers/secret-forms.js'
+import { SYNC_PROPERTY } from '../helpers/sync-property.js'
 
 afterEach(() => { vi.useRealTimers() })
 
@@ -94,14 +96,14 @@ function lineOf (c: Case, secrets: Set<string>): string {
   return written[0]!
 }
 
-describe('the access line\'s scrub', () => {
+describe('the access line\'s scrub', SYNC_PROPERTY, () => {
   it('searching its variable tokens writes exactly what searching the whole line writes', () => {
     fc.assert(fc.property(caseArb, (c) => {
       const secrets = new Set([c.secret])
       const raw = lineOf(c, new Set())
       const full = scrubberOf(createLogger({ level: 'info', secrets, destination: { write: () => {} } as unknown as pino.DestinationStream }))!.line(raw)
       expect(lineOf(c, secrets)).toBe(full)
-    }), { numRuns: 1000 })
+    }), { numRuns: runs(1000) })
   })
 
   it('the tokens alone are searched when the secret allows it, and the whole line when it holds JSON\'s structure or digits alone', () => {
@@ -116,7 +118,7 @@ describe('the access line\'s scrub', () => {
   })
 })
 
-describe('what the access line remembers as clean', () => {
+describe('what the access line remembers as clean', SYNC_PROPERTY, () => {
   // a few values of each token, some of them carrying the second secret, which is added mid-way:
   // a value remembered clean before it was added must be searched again, and a value never seen
   // (a route, a method, a peer, the bindings before the request id) searched whatever was seen before
@@ -166,6 +168,6 @@ describe('what the access line remembers as clean', () => {
         const full = scrubberOf(createLogger({ level: 'info', secrets: new Set(secrets), destination: { write: () => {} } as unknown as pino.DestinationStream }))!.line(raw)
         expect(written[i]).toBe(full)
       })
-    }), { numRuns: 300 })
+    }), { numRuns: runs(300) })
   })
 })

@@ -2,6 +2,7 @@
 // byte for byte, body rules at any depth and in any case, aliases, request ids, the params
 // hash, and the outcome classes of every kind of answer.
 import { describe, expect, it } from 'vitest'
+import { runs } from '../helpers/runs.js'
 import fc from 'fast-check'
 import { checkBodyRules, constraintsEnvelope, normaliseAliases, paramsHash, resolveRequestId } from '../../src/control/rules.js'
 import { classifyAnswer, classifyFailure } from '../../src/control/outcome.js'
@@ -72,7 +73,7 @@ describe('body rules', () => {
       let planted: unknown = { [k]: v }
       for (let i = 0; i < depth; i++) planted = i % 2 === 0 ? [planted] : { nested: planted }
       return codeOf(() => checkBodyRules({ intervention: planted })) === 'constraints_not_relaxable'
-    }))
+    }), { numRuns: runs(100) })
   })
 })
 

@@ -9,9 +9,11 @@
 // exponent form, comes out in the clear.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { runs } from '../helpers/runs.js'
 import { isTask } from '../../schemas/a2a.js'
 import { MIN_SECRET_LENGTH, answerCarriesSecret, entryScanSuffices, secretMatcher } from '../../src/core/secret-match.js'
-import { projectTaskJson } from '../../src/tasks/projection.js'
+import { projectTaskJson } from '../../src/argus/projection.js'
+import { SYNC_PROPERTY } from '../helpers/sync-property.js'
 
 const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: MIN_SECRET_LENGTH, maxLength: 40 })
 
@@ -60,7 +62,7 @@ const planted = (secret: string): fc.Arbitrary<string> => {
   })
 }
 
-describe('the search as an answer comes in covers the projection', () => {
+describe('the search as an answer comes in covers the projection', SYNC_PROPERTY, () => {
   it('for any secret the one search allows, nothing the entry search passed carries it on the way out', () => {
     fc.assert(fc.property(printable.filter(entryScanSuffices).chain((secret) => fc.tuple(fc.constant(secret), planted(secret))), ([secret, raw]) => {
       const m = secretMatcher(secret)
@@ -69,7 +71,7 @@ describe('the search as an answer comes in covers the projection', () => {
       expect(isTask(json)).toBe(true)
       expect(m.test(projectTaskJson(json as Parameters<typeof projectTaskJson>[0]))).toBe(false)
       for (const v of values(json)) expect(m.test(JSON.stringify(v))).toBe(false)
-    }), { numRuns: 400 })
+    }), { numRuns: runs(400) })
   })
 
   it('a secret of digits, or with JSON\'s structure in it, is searched again on the way out — and must be', () => {

@@ -5,8 +5,9 @@
 import fc from 'fast-check'
 import { Histogram, Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
+import { runs } from '../helpers/runs.js'
 import { FastHistogram } from '../../src/core/histogram.js'
-import { DURATION_BUCKETS } from '../../src/plugins/metrics.js'
+import { DURATION_BUCKETS } from '../../src/http/metrics.js'
 
 const routes = ['/v1/tasks/:taskId', 'unmatched', '/v1/supervisor/health', 'a "quoted" \\ route\n']
 const methods = ['GET', 'POST', 'DELETE']
@@ -45,7 +46,7 @@ describe('FastHistogram', () => {
       const { theirs, ours } = await expose(h)
       expect(ours[0]).toBe(theirs[0])
       expect(ours[1]).toStrictEqual(theirs[1])
-    }), { numRuns: 300 })
+    }), { numRuns: runs(300) })
   })
 
   it('counts a value equal to a bound in that bound\'s bucket, as prom-client does', async () => {

@@ -4,6 +4,7 @@
 // string-or-null readings of any value; and for the access line's time and response time.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { runs } from '../helpers/runs.js'
 import { jsonMillis, jsonNumberOrNull, jsonString, jsonStringOrNull, jsonWholeNumber } from '../../src/core/json-text.js'
 
 // any UTF-16 code unit, lone surrogates included, weighted towards the ones JSON escapes
@@ -20,7 +21,7 @@ const text = fc.oneof(
 
 describe('hand-written JSON text', () => {
   it('writes every string as JSON.stringify does', () => {
-    fc.assert(fc.property(text, (s) => { expect(jsonString(s)).toBe(JSON.stringify(s)) }), { numRuns: 3000 })
+    fc.assert(fc.property(text, (s) => { expect(jsonString(s)).toBe(JSON.stringify(s)) }), { numRuns: runs(3000) })
   })
 
   it('writes a value read as a string or nothing, or a finite number or nothing, as JSON.stringify writes the reading', () => {
@@ -28,18 +29,18 @@ describe('hand-written JSON text', () => {
     fc.assert(fc.property(values, (v) => {
       expect(jsonStringOrNull(v)).toBe(JSON.stringify(typeof v === 'string' ? v : null))
       expect(jsonNumberOrNull(v)).toBe(JSON.stringify(typeof v === 'number' && Number.isFinite(v) ? v : null))
-    }), { numRuns: 3000 })
+    }), { numRuns: runs(3000) })
   })
 
   it('writes a time in ms since the epoch, or any whole number up to 2^53, as JSON.stringify does', () => {
     const whole = fc.oneof(fc.maxSafeNat(), fc.integer({ min: 0, max: 2 ** 32 }), fc.integer({ min: 1.7e12, max: 2e12 }), fc.constantFrom(0, 1e9 - 1, 1e9, 1e9 + 1, 2 ** 31 - 1, 2 ** 31, 2 ** 53 - 1))
-    fc.assert(fc.property(whole, (n) => { expect(jsonWholeNumber(n)).toBe(JSON.stringify(n)) }), { numRuns: 5000 })
+    fc.assert(fc.property(whole, (n) => { expect(jsonWholeNumber(n)).toBe(JSON.stringify(n)) }), { numRuns: runs(5000) })
     // anything else is JSON.stringify's
     for (const n of [-1, 0.5, 2 ** 53, NaN, Infinity]) expect(jsonWholeNumber(n)).toBe(JSON.stringify(n))
   })
 
   it('writes a duration rounded to the µs as JSON.stringify writes Math.round(ms * 1000) / 1000', () => {
     const ms = fc.oneof(fc.double({ min: 0, max: 5e6, noNaN: true }), fc.double({ min: 0, max: 10, noNaN: true }), fc.integer({ min: 0, max: 2 ** 31 }).map((us) => us / 1000), fc.double(), fc.constantFrom(0, 0.0004, 0.0005, 0.001, 0.1, 1.5, 2147483.647, 2147483.648, -0, -1, Infinity, NaN))
-    fc.assert(fc.property(ms, (x) => { expect(jsonMillis(x)).toBe(JSON.stringify(Math.round(x * 1000) / 1000)) }), { numRuns: 20000 })
+    fc.assert(fc.property(ms, (x) => { expect(jsonMillis(x)).toBe(JSON.stringify(Math.round(x * 1000) / 1000)) }), { numRuns: runs(20000) })
   })
 })

@@ -3,6 +3,7 @@
 // and otherwise behave as the Set and the in-flight map they replace.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { runs } from '../helpers/runs.js'
 import { LiveList, type LiveNode } from '../../src/core/live-list.js'
 import { coalesced } from '../../src/argus/coalesce.js'
 
@@ -32,7 +33,7 @@ describe('LiveList', () => {
         for (let n = list.first; n !== undefined; n = n.next) walked.push(n.item!)
         expect(walked).toEqual([...model.keys()].map((k) => `item-${k}`))
       }
-    }))
+    }), { numRuns: runs(100) })
   })
 })
 
@@ -102,6 +103,6 @@ describe('coalesced', () => {
         for (const p of pending) p.resolve(p.id)
         expect(await Promise.all(got)).toEqual(expected)
       }
-    ), { numRuns: 200 })
+    ), { numRuns: runs(200) })
   })
 })

@@ -4,10 +4,10 @@
 import fp from 'fastify-plugin'
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
-import loadShedding from '../../src/plugins/load-shedding.js'
+import loadShedding from '../../src/http/load-shedding.js'
 
 describe('load shedding after a slow start', () => {
-  it('serves the first requests after a start that blocked the loop', async () => {
+  it('serves the first requests after a start that blocked the loop', { tags: ['slow'] }, async () => {
     const app = Fastify()
     await app.register(fp(async (a) => {
       a.decorate('gatewayConfig', { pressure: { maxEventLoopDelayMs: 200, maxEventLoopUtilization: 0 } } as never)

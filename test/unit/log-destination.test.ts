@@ -18,7 +18,7 @@ const log = createLogger({ level: 'info', secrets: new Set([${JSON.stringify(SEC
 for (let i = 0; i < ${LINES}; i++) log.info({ i, text: 'naïve – 日本語 ' + 'é'.repeat(i % 50) + ' 🚀', leak: i % 100 === 0 ? ${JSON.stringify(SECRET)} : undefined }, 'line')
 `
 
-describe('the standard output of the logger', () => {
+describe('the standard output of the logger', { tags: ['slow'] }, () => {
   it('writes every line whole and in order, multi-byte text intact, the secret scrubbed', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
     const out: Buffer[] = []

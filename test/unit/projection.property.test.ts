@@ -3,9 +3,10 @@
 // survives.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { runs } from '../helpers/runs.js'
 import { TaskSchema } from '../../schemas/a2a.js'
 import { ProjectedArtifactSchema, TaskProjectionSchema, type TaskProjection } from '../../schemas/task.js'
-import { MAX_ARTIFACT_BYTES, MAX_ARTIFACTS, projectTaskJson } from '../../src/tasks/projection.js'
+import { MAX_ARTIFACT_BYTES, MAX_ARTIFACTS, projectTaskJson } from '../../src/argus/projection.js'
 
 const part = fc.oneof(
   fc.record({ kind: fc.constant('text'), text: fc.string({ maxLength: 6000 }), metadata: fc.option(fc.dictionary(fc.string(), fc.string())) }),
@@ -60,6 +61,6 @@ describe('task projection properties', () => {
       expect(text).not.toContain('"stdout"')
       expect(text).not.toContain('"metrics"')
       expect(text).not.toContain('"bytes"')
-    }), { numRuns: 300 })
+    }), { numRuns: runs(300) })
   })
 })

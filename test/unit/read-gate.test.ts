@@ -2,6 +2,7 @@
 // waiting, the shed of a read that could not finish before its deadline, discovery's priority.
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { runs } from '../helpers/runs.js'
 import { createReadGate, freeTimes, type Ticket } from '../../src/upstream/read-gate.js'
 import { UpstreamCallError } from '../../src/upstream/errors.js'
 import { LiveList } from '../../src/core/live-list.js'
@@ -128,6 +129,6 @@ describe('when the sockets are expected free (freeTimes)', () => {
         const starts = taken.filter(({ released }) => !released).map(({ start }) => start)
         // the same array each time, left longer or shorter by the run before
         expect([...freeTimes(held, slots, t, avg, out)]).toEqual(definition(starts, slots, t, avg))
-      }), { numRuns: 2000 })
+      }), { numRuns: runs(2000) })
   })
 })

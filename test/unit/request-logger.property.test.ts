@@ -8,6 +8,7 @@ import Fastify from 'fastify'
 import fc from 'fast-check'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
+import { runs } from '../helpers/runs.js'
 import { createLogger } from '../../src/core/logger.js'
 import { installRequestChild, madeRequestId, uuidBindingsBefore } from '../../src/core/request-logger.js'
 
@@ -59,7 +60,7 @@ describe('a request\'s logger made directly', () => {
       for (const x of acts) { x(a); x(b) }
       expect(timeless(fast.lines)).toEqual(timeless(pinos.lines))
       expect(fast.lines.length).toBe(pinos.lines.length)
-    }), { numRuns: 400 })
+    }), { numRuns: runs(400) })
   })
 
   it('writes the same lines for an id the gateway made, and says where that id\'s binding starts', () => {
@@ -77,7 +78,7 @@ describe('a request\'s logger made directly', () => {
       // an id it did not make, or another request's: not said
       expect(uuidBindingsBefore(fast.log.child({ reqId: `${reqId}x` }, {}), `${reqId}x`)).toBeUndefined()
       expect(uuidBindingsBefore(a, `${reqId}x`)).toBeUndefined()
-    }), { numRuns: 200 })
+    }), { numRuns: runs(200) })
   })
 
   it('is what Fastify gives a request, and its access line is pino\'s', async () => {

@@ -16,12 +16,14 @@ import { runInNewContext } from 'node:vm'
 import fc from 'fast-check'
 import type pino from 'pino'
 import { describe, expect, it } from 'vitest'
+import { runs } from '../helpers/runs.js'
 import { createLogger } from '../../src/core/logger.js'
 import { MIN_SECRET_LENGTH, answerCarriesSecret, secretMatcher, type SecretMatcher } from '../../src/core/secret-match.js'
 import {
   base32, base32Decode, base32hex, base32hexDecode, braceEscaped, hexDecode, hexSeparated, htmlDecode, htmlRefs, mixCase,
   percentEveryByte, qpDecode, quotedPrintable, sprinkle, uEscaped, xBytesDecode, xEscapedBytes
 } from '../helpers/secret-forms.js'
+import { SYNC_PROPERTY } from '../helpers/sync-property.js'
 
 const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: MIN_SECRET_LENGTH, maxLength: 64 })
 /** any text around the secret: its length puts the secret at every alignment of base64's and base32's groups */
@@ -116,24 +118,24 @@ function checkAll (forms: Record<string, Form>, secret: string, before: string, 
   }
 }
 
-describe('the secret in §14\'s forms', () => {
+describe('the secret in §14\'s forms', SYNC_PROPERTY, () => {
   it('is found in each, at any alignment, whatever is skipped where, once a decoder has read it back', () => {
     fc.assert(fc.property(printable, around, around, choices, (secret, before, after, c) => {
       checkAll(FORMS, secret, before, after, c)
-    }), { numRuns: 150 })
+    }), { numRuns: runs(150) })
   })
 
   it('is found under one layer of percent-encoding over any form, §13\'s too (base64 in a URL query)', () => {
     fc.assert(fc.property(printable, around, around, choices, (secret, before, after, c) => {
       checkAll(PERCENT_LAYER, secret, before, after, c)
-    }), { numRuns: 60 })
+    }), { numRuns: runs(60) })
   })
 
   it('is found when it is not ASCII: escapes of its code points or of its UTF-8 bytes, its bytes in every encoding', () => {
     const unicode = fc.string({ unit: 'grapheme', minLength: MIN_SECRET_LENGTH, maxLength: 24 }).filter((s) => Buffer.byteLength(s) >= MIN_SECRET_LENGTH)
     fc.assert(fc.property(unicode, around, choices, (secret, before, c) => {
       checkAll(FORMS, secret, before, '', c)
-    }), { numRuns: 60 })
+    }), { numRuns: runs(60) })
   })
 
   it('is found in a URL query as a remote signs a link: base64 with its padding percent-encoded', () => {
@@ -143,7 +145,7 @@ describe('the secret in §14\'s forms', () => {
       const uri = `https://files.example/f.txt?expires=1700000000&sig=${sig}&x=1`
       expect(fromB64(decodeURIComponent(/[?&]sig=([^&]*)/.exec(new URL(uri).search)![1]!))).toBe(`${before}${secret}`)
       expectFound(m, uri, uri)
-    }), { numRuns: 100 })
+    }), { numRuns: runs(100) })
   })
 })
 
@@ -190,11 +192,11 @@ describe('the log', () => {
       expect(written).toHaveLength(1)
       expect(secretMatcher(secret).test(written[0]!), `${name}: ${written[0]!}`).toBe(false)
       expect(written[0]).toContain('[REDACTED]')
-    }), { numRuns: 60 })
+    }), { numRuns: runs(60) })
   })
 })
 
-describe('no false alarm', () => {
+describe('no false alarm', SYNC_PROPERTY, () => {
   it('a random task payload without the secret passes untouched', () => {
     fc.assert(fc.property(printable, payload, (secret, answer) => {
       const m = secretMatcher(secret)
@@ -202,6 +204,6 @@ describe('no false alarm', () => {
       expect(m.test(answer), answer).toBe(false)
       expect(answerCarriesSecret(m, answer, JSON.parse(answer))).toBe(false)
       expect(m.replace(answer, '[REDACTED]')).toBe(answer)
-    }), { numRuns: 300 })
+    }), { numRuns: runs(300) })
   })
 })

@@ -9,8 +9,10 @@
 // would give back.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { runs } from '../helpers/runs.js'
 import { MIN_SECRET_LENGTH, answerCarriesSecret, inFixedAnswers, secretMatcher, uuidScanSuffices } from '../../src/core/secret-match.js'
 import { base32, base32Decode, base32hex, broken, htmlDecode, htmlRefs, mixed, percentDecode, percentEveryByte, uEscaped, type HtmlStyle } from '../helpers/secret-forms.js'
+import { SYNC_PROPERTY } from '../helpers/sync-property.js'
 
 const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: MIN_SECRET_LENGTH, maxLength: 64 })
 const around = fc.string({ maxLength: 8 })
@@ -65,7 +67,7 @@ const DECODERS: Record<string, [(t: string, every: number) => string, (form: str
   '\\u escape of every character, upper-case hex': [(t) => uEscaped(t, true), (f) => JSON.parse(`"${f}"`) as string]
 }
 
-describe('secretMatcher', () => {
+describe('secretMatcher', SYNC_PROPERTY, () => {
   it('finds the secret in every encoding, whatever surrounds it', () => {
     fc.assert(fc.property(printable, around, around, (secret, before, after) => {
       const m = secretMatcher(secret)
@@ -77,14 +79,14 @@ describe('secretMatcher', () => {
         expect(m.test(once), `${name} in JSON`).toBe(true)
         expect(m.test(JSON.stringify({ y: once })), `${name} in JSON in JSON`).toBe(true)
       }
-    }), { numRuns: 300 })
+    }), { numRuns: runs(300) })
   })
 
   it('finds the secret with base64 line breaks anywhere (a break every 1 to 80 characters)', () => {
     fc.assert(fc.property(printable, around, around, fc.integer({ min: 1, max: 80 }), (secret, before, after, every) => {
       const m = secretMatcher(secret)
       for (const [name, form] of Object.entries(newEncodings(`${before}${secret}${after}`, every))) expect(m.test(form), name).toBe(true)
-    }), { numRuns: 200 })
+    }), { numRuns: runs(200) })
   })
 
   it('each new encoding is one a decoder reads back', () => {
@@ -94,7 +96,7 @@ describe('secretMatcher', () => {
       for (const style of ['decimal', 'decimal, leading zeros', 'decimal, no semicolon', 'hex', 'HEX', 'hex, leading zeros', 'named'] as const) {
         expect(htmlDecode(htmlRefs(text, style)), style).toBe(text)
       }
-    }), { numRuns: 100 })
+    }), { numRuns: runs(100) })
   })
 
   it('finds the secret with some characters encoded and others raw, as one decoder reads them (percent, HTML, JSON)', () => {
@@ -106,7 +108,7 @@ describe('secretMatcher', () => {
         expect(m.test(`${before}${form}`), `${kind}: ${form}`).toBe(true)
         expect(m.test(Buffer.from(`{"x":"${before}${form}"}`)), `${kind} in a Buffer`).toBe(true)
       }
-    }), { numRuns: 300 })
+    }), { numRuns: runs(300) })
   })
 
   it('the base64 and base32 of the secret at each alignment inside a longer encoded string', () => {
@@ -135,7 +137,7 @@ describe('secretMatcher', () => {
       const all = Object.values(encodings(secret)).join(' ')
       const scrubbed = m.replace(`${text} ${all}`, '[REDACTED]')
       expect(m.test(scrubbed)).toBe(false)
-    }), { numRuns: 200 })
+    }), { numRuns: runs(200) })
   })
 
   it('an upstream answer: a \\u escape or an escaped slash cannot hide the secret', () => {
@@ -164,7 +166,7 @@ describe('secretMatcher', () => {
       fc.pre(!answer.includes(secret.slice(0, 8)))
       expect(secretMatcher(secret).test(answer)).toBe(false)
       expect(inFixedAnswers(secret)).toBe(false)
-    }), { numRuns: 300 })
+    }), { numRuns: runs(300) })
   })
 
   it('finds the secret in the gateway\'s own fixed answers only when it is one of their words', () => {
@@ -204,7 +206,7 @@ function dashedHex (secret: string): Array<[string, number]> {
   ])
 }
 
-describe('uuidScanSuffices', () => {
+describe('uuidScanSuffices', SYNC_PROPERTY, () => {
   it('is false for a secret of 16 bytes or fewer, whose hex with a `-` between bytes a UUID can spell', () => {
     const ascii = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 8, maxLength: 16 })
     fc.assert(fc.property(fc.uuid(), ascii, (uuid, secret) => {
@@ -213,7 +215,7 @@ describe('uuidScanSuffices', () => {
       expect(spelled).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
       expect(uuidScanSuffices(secret)).toBe(false)
       expect(secretMatcher(secret).test(spelled)).toBe(true)
-    }), { numRuns: 100 })
+    }), { numRuns: runs(100) })
   })
 
   const uuidish = fc.string({ unit: fc.constantFrom(...'0123456789abcdef-'), minLength: 8, maxLength: 24 })
@@ -225,7 +227,7 @@ describe('uuidScanSuffices', () => {
       fc.pre(piece.length >= 8 && (piece.includes('-') || piece.length <= 12))
       expect(uuidScanSuffices(piece)).toBe(false)
       expect(secretMatcher(piece).test(uuid)).toBe(true)
-    }), { numRuns: 500 })
+    }), { numRuns: runs(500) })
   })
 
   it('when true, no UUID holds a form of the secret: each form laid over a UUID wherever it fits, and random UUIDs, are clean', () => {
@@ -242,6 +244,6 @@ describe('uuidScanSuffices', () => {
         // the other way round: what the check refuses for is found there
         expect(m.test(fitted[0]!)).toBe(true)
       }
-    }), { numRuns: 1000 })
+    }), { numRuns: runs(1000) })
   })
 })
