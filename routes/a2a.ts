@@ -54,7 +54,7 @@ const a2a: FastifyPluginAsyncZod<A2aRouteOptions> = async (app, opts) => {
     let base = publicUrl
     const vary = ['A2A-Version']
     if (base === undefined) {
-      // unsigned only: a signed card names GATEWAY_PUBLIC_URL, never a Host header (src/front/signing-key.ts)
+      // unsigned only: a signed card names GATEWAY_PUBLIC_URL, never a Host header (src/config/signing-key.ts)
       const from = requestOrigin({ protocol: request.protocol, host: request.host, hostHeader: request.headers.host, encrypted: (request.socket as { encrypted?: boolean }).encrypted === true, trustProxy: config.trustProxy !== false })
       if (from === undefined) throw new GatewayError('invalid_request', { message: 'The Host header is not a host name.' })
       base = from.origin

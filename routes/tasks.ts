@@ -3,7 +3,7 @@
 import type { FastifySchemaCompiler } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { GatewayError } from '../src/core/errors.js'
-import { projectTaskJson } from '../src/tasks/projection.js'
+import { projectTaskJson } from '../src/argus/projection.js'
 import { trustedSerializer } from '../src/http/trusted-serializer.js'
 import { NoQuerySchema, TaskParamsSchema, TaskProjectionSchema, isNoQuery, isTaskParams } from '../schemas/task.js'
 import { validatorCompiler } from '../src/http/errors.js'

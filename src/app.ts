@@ -13,23 +13,23 @@ import type { Caller } from '../schemas/callers.js'
 import type { Tracing } from './tracing/sdk.js'
 import type { MutationStep } from './control/pipeline.js'
 import gatewayConfig from './plugins/config.js'
-import errorHandler from './plugins/error-handler.js'
+import errorHandler from './http/error-handler.js'
 import { validatorCompiler } from './http/errors.js'
-import requestId from './plugins/request-id.js'
+import requestId from './http/request-id-plugin.js'
 import { genReqId } from './http/request-id.js'
 import { installRequestChild } from './core/request-logger.js'
-import lifecycle from './plugins/lifecycle.js'
-import httpEdges from './plugins/http-edges.js'
-import secretGuard from './plugins/secret-guard.js'
-import loadShedding from './plugins/load-shedding.js'
-import metricsPlugin, { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
-import authFailures from './plugins/auth-failures.js'
-import auth from './plugins/auth.js'
+import lifecycle from './http/lifecycle.js'
+import httpEdges from './http/edges-plugin.js'
+import secretGuard from './http/secret-guard.js'
+import loadShedding from './http/load-shedding.js'
+import metricsPlugin, { createMetrics, type GatewayMetrics } from './http/metrics.js'
+import authFailures from './http/auth-failures.js'
+import auth from './http/auth.js'
 import { createJwtVerifier } from './callers/jwt.js'
 import type { FileRefusal } from './core/operator-files.js'
 import { fixedCallers, type StaticCallers } from './callers/static.js'
-import redis from './plugins/redis.js'
-import rateLimit from './plugins/rate-limit.js'
+import redis from './http/redis.js'
+import rateLimit from './http/rate-limit.js'
 import openapi from './plugins/openapi.js'
 import upstream from './plugins/upstream.js'
 import discovery from './plugins/discovery.js'
@@ -45,6 +45,7 @@ import requestRoutes from '../routes/requests.js'
 import ledgerRoutes from '../routes/ledger.js'
 import adminRoutes from '../routes/admin.js'
 import a2aRoutes from '../routes/a2a.js'
+import operatorConsole from './console/plugin.js'
 
 export const BODY_LIMIT = 64 * 1024
 
@@ -147,5 +148,7 @@ export async function buildApp (deps: AppDeps): Promise<GatewayApp> {
   await app.register(adminRoutes)
   // the A2A front door: the REST surface's twin on the same core (docs/api.md#a2a-front-door)
   await app.register(a2aRoutes, { traceFrontDoor: deps.tracing?.traceFrontDoor })
+  // the operator's console: static files that call the routes above with the operator's token (docs/operating.md#console)
+  if (config.console) await app.register(operatorConsole)
   return app
 }

@@ -13,7 +13,7 @@ import { createLogger } from './core/logger.js'
 import type { MutationStep } from './control/pipeline.js'
 import { drainAndClose } from './shutdown.js'
 import { startTracing } from './tracing/sdk.js'
-import { createMetrics, type GatewayMetrics } from './plugins/metrics.js'
+import { createMetrics, type GatewayMetrics } from './http/metrics.js'
 import { sha256Hex } from './callers/tokens.js'
 import { startSimulator, type Simulator } from './simulator/index.js'
 import type { Caller } from '../schemas/callers.js'
@@ -117,38 +117,13 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   const heapProblem = heapBudgetProblem(getHeapStatistics().heap_size_limit, base.upstream.bodyBudgetBytes)
   if (heapProblem !== undefined) logger.warn(heapProblem)
 
-  let config = base
-  let simulator: Simulator | undefined
-  if (config.embeddedSimulator) {
-    const secret = randomBytes(24).toString('base64url')
-    const { faults, completeAfterMs } = config.simulatorOptions
-    const campaignControl = config.simulatorProfile === 'campaign-control' ? { completeAfterMs } : undefined
-    simulator = await startSimulator({ secret, host: '127.0.0.1', port: 0, profile: config.simulatorProfile, protocol: config.simulatorProtocol, faults, campaignControl })
-    config = { ...config, upstream: { ...config.upstream, origin: simulator.url, basePath: '/a2a', secret, plainHttp: true } }
-    logger.warn({ upstream: simulator.url, profile: config.simulatorProfile, protocol: config.simulatorProtocol, faults: faults.map((f) => f.text) }, 'OPENOPERATOR_URL is unset: using the embedded simulator (development only)')
-  }
+  const embedded = await withEmbeddedSimulator(base, logger)
+  const simulator = embedded.simulator
+  let config = embedded.config
   if (config.upstream.secret !== undefined) secrets.add(config.upstream.secret)
 
   const metrics = createMetrics()
-  let callers: Caller[] | StaticCallers
-  let devToken: string | undefined
-  if (config.callers !== undefined && config.callersFile !== undefined) {
-    callers = callersFromFile({
-      path: config.callersFile,
-      initial: config.callers,
-      initialGrants: config.identityGrants,
-      log: logger,
-      onRefused: (reason) => { metrics.operatorFileRefusals.inc({ file: 'GATEWAY_CALLERS_FILE', reason }) }
-    })
-  } else if (config.callers !== undefined) {
-    callers = fixedCallers(config.callers, config.identityGrants)
-  } else if (config.production) {
-    // JWT callers alone (loadConfig refuses production with neither): no static caller, no token
-    callers = []
-  } else {
-    devToken = `dev-${randomBytes(24).toString('base64url')}`
-    callers = [{ name: 'dev', tokenSha256: sha256Hex(devToken), scopes: ['read', 'control', 'admin'], controllerId: 'dev' }]
-  }
+  const { callers, devToken } = startCallers(config, metrics, logger)
 
   // the listeners' caps within the open-file limit (docs/design.md#http-edges)
   const fit = fitToDescriptors(config.http.maxConnections, config.metricsMaxConnections, openFilesLimit())
@@ -187,17 +162,7 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   const url = listenUrl(app)
   const metricsUrl = listenUrl(metricsServer)
   logger.info({ url, metricsUrl, ledger: redactUrl(config.ledgerUrl), upstream: config.upstream.origin }, 'gateway listening')
-  const print = opts.print ?? ((line: string) => { process.stdout.write(`${line}\n`) })
-  if (devToken !== undefined) {
-    // printed once, on stdout, never logged: the scrubber also keeps it out of the log
-    print(`dev token (all scopes, this run only): ${devToken}`)
-    print(`try: curl -H "Authorization: Bearer ${devToken}" ${url}/v1/supervisor/health`)
-    secrets.add(devToken)
-  }
-  if (simulator !== undefined) {
-    // where a person sets faults at run time (docs/operating.md#simulator-faults); its port is random
-    print(`embedded simulator: ${simulator.url} (faults, from this machine only: curl ${simulator.url}/_sim/faults)`)
-  }
+  printStart(opts.print ?? ((line: string) => { process.stdout.write(`${line}\n`) }), url, devToken, simulator, secrets, config.console)
 
   return { app, metricsServer, simulator, url, metricsUrl, devToken, logger, reloadCallers: staticCallers.reload, close }
 }
@@ -207,4 +172,52 @@ function listenUrl (server: FastifyInstance): string {
   if (addr === null || typeof addr === 'string') return String(addr)
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
   return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${addr.port}`
+}
+
+/** with OPENOPERATOR_URL unset, the embedded simulator started and the configuration pointed at it (development only) */
+async function withEmbeddedSimulator (base: Config, logger: Logger): Promise<{ config: Config; simulator: Simulator | undefined }> {
+  if (!base.embeddedSimulator) return { config: base, simulator: undefined }
+  const secret = randomBytes(24).toString('base64url')
+  const { faults, completeAfterMs } = base.simulatorOptions
+  const campaignControl = base.simulatorProfile === 'campaign-control' ? { completeAfterMs } : undefined
+  const simulator = await startSimulator({ secret, host: '127.0.0.1', port: 0, profile: base.simulatorProfile, protocol: base.simulatorProtocol, faults, campaignControl })
+  const config = { ...base, upstream: { ...base.upstream, origin: simulator.url, basePath: '/a2a', secret, plainHttp: true } }
+  logger.warn({ upstream: simulator.url, profile: config.simulatorProfile, protocol: config.simulatorProtocol, faults: faults.map((f) => f.text) }, 'OPENOPERATOR_URL is unset: using the embedded simulator (development only)')
+  return { config, simulator }
+}
+
+/** the static callers: re-read from their file, fixed, none (JWT callers alone), or a development token of all scopes */
+function startCallers (config: Config, metrics: GatewayMetrics, logger: Logger): { callers: Caller[] | StaticCallers; devToken: string | undefined } {
+  if (config.callers !== undefined && config.callersFile !== undefined) {
+    return {
+      callers: callersFromFile({
+        path: config.callersFile,
+        initial: config.callers,
+        initialGrants: config.identityGrants,
+        log: logger,
+        onRefused: (reason) => { metrics.operatorFileRefusals.inc({ file: 'GATEWAY_CALLERS_FILE', reason }) }
+      }),
+      devToken: undefined
+    }
+  }
+  if (config.callers !== undefined) return { callers: fixedCallers(config.callers, config.identityGrants), devToken: undefined }
+  // JWT callers alone (loadConfig refuses production with neither): no static caller, no token
+  if (config.production) return { callers: [], devToken: undefined }
+  const devToken = `dev-${randomBytes(24).toString('base64url')}`
+  return { callers: [{ name: 'dev', tokenSha256: sha256Hex(devToken), scopes: ['read', 'control', 'admin'], controllerId: 'dev' }], devToken }
+}
+
+/** what a person starting the gateway needs on stdout: the development token, once, and where the simulator's faults are set */
+function printStart (print: (line: string) => void, url: string, devToken: string | undefined, simulator: Simulator | undefined, secrets: Set<string>, consoleOn: boolean): void {
+  if (devToken !== undefined) {
+    // printed once, on stdout, never logged: the scrubber also keeps it out of the log
+    print(`dev token (all scopes, this run only): ${devToken}`)
+    print(`try: curl -H "Authorization: Bearer ${devToken}" ${url}/v1/supervisor/health`)
+    secrets.add(devToken)
+  }
+  if (consoleOn) print(`operator console: ${url}/console/ (sign in with a token)`)
+  if (simulator !== undefined) {
+    // where a person sets faults at run time (docs/operating.md#simulator-faults); its port is random
+    print(`embedded simulator: ${simulator.url} (faults, from this machine only: curl ${simulator.url}/_sim/faults)`)
+  }
 }

@@ -3,7 +3,7 @@
 // polls; the control plane's cancel calls it directly, never coalesced (a decision reads fresh).
 import { isTask, type A2aTask } from '../../schemas/a2a.js'
 import { RPC_CODES } from '../../schemas/jsonrpc.js'
-import { readRpc } from '../argus/read-rpc.js'
+import { readRpc } from './read-rpc.js'
 import type { Discovery } from '../discovery/discovery.js'
 import { GatewayError } from '../core/errors.js'
 import type { UpstreamClient } from '../upstream/client.js'

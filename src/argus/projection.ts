@@ -4,7 +4,7 @@
 // hand (schemas/a2a.ts `isArtifact`, `isPart`; docs/design.md#hot-path), not by zod per item.
 import { isArtifact, isPart, taskState, type A2aTask } from '../../schemas/a2a.js'
 import type { ProjectedPart } from '../../schemas/task.js'
-import { isObject } from '../argus/extract.js'
+import { isObject } from './extract.js'
 import { jsonNumberOrNull, jsonString, jsonStringOrNull } from '../core/json-text.js'
 
 export const MAX_ARTIFACTS = 32

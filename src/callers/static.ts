@@ -6,10 +6,10 @@
 // mix. Inline GATEWAY_CALLERS cannot change without a restart. The text is the callers' array, or
 // an object of the callers and a grants table keyed by JWT identity (docs/design.md#grants),
 // swapped with them.
-import { CallersDocumentSchema, CallersSchema, controllerKey, type Caller, type Grants } from '../../schemas/callers.js'
+import { controllerKey, type Caller, type Grants } from '../../schemas/callers.js'
+import { parseCallers } from '../config/callers.js'
 import { indexCallers, type CallerIndex } from './tokens.js'
 import { watchOperatorFile, type FileRefusal } from '../core/operator-files.js'
-import { READABLE, configLines } from '../core/validation.js'
 
 /** one generation of static callers: looked up by digest, and the controller ids they hold */
 export interface CallerSet {
@@ -24,9 +24,6 @@ export interface CallerSet {
   /** grants by the identity of a caller from the identity provider, replacing its claims' (docs/design.md#grants) */
   identityGrants: ReadonlyMap<string, Grants>
 }
-
-/** what a callers text holds: the static callers, and the grants table of its object form */
-export interface ParsedCallers { callers: Caller[]; identityGrants?: ReadonlyMap<string, Grants> }
 
 const NO_GRANTS: ReadonlyMap<string, Grants> = new Map()
 
@@ -44,23 +41,6 @@ export function callerSet (callers: readonly Caller[], identityGrants: ReadonlyM
     callers,
     identityGrants
   }
-}
-
-/** the callers a text holds, or every problem with it (named like the start's) */
-export function parseCallers (text: string, variable = 'GATEWAY_CALLERS'): ParsedCallers | { problems: string[] } {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return { problems: [`${variable}: not valid JSON`] }
-  }
-  // each form its own schema, so a refusal names the member at fault rather than "no form matched"
-  if (typeof json === 'object' && json !== null && !Array.isArray(json) && ('callers' in json || 'grants' in json)) {
-    const d = CallersDocumentSchema.safeParse(json, READABLE)
-    return d.success ? { callers: d.data.callers, identityGrants: new Map(Object.entries(d.data.grants ?? {})) } : { problems: configLines(d.error.issues, variable) }
-  }
-  const c = CallersSchema.safeParse(json, READABLE)
-  return c.success ? { callers: c.data } : { problems: configLines(c.error.issues, variable) }
 }
 
 export function fixedCallers (callers: readonly Caller[], identityGrants?: ReadonlyMap<string, Grants>): StaticCallers {

@@ -6,7 +6,11 @@
 import { hash } from 'node:crypto'
 import type { Caller } from '../../schemas/callers.js'
 
-/** one-shot `crypto.hash` (Node ≥ 20.12): a third of `createHash(…).update(…).digest()`'s time, once per authenticated request */
+/**
+ * one-shot `crypto.hash` (Node ≥ 20.12), run once per authenticated request: it makes no Hash
+ * object per digest, as `createHash(…).update(…).digest()` does (what it saves:
+ * BENCHMARKS.md#hot-path-choices)
+ */
 export function sha256Hex (s: string): string {
   return hash('sha256', s, 'hex')
 }
@@ -47,13 +51,13 @@ type Connection = object & { [REMEMBERED]?: Remembered }
 /**
  * The static caller a connection last authenticated as, when `authorization` is the value it
  * presented then, within the same caller set; else undefined (docs/design.md#authentication). A
- * client sends the same Authorization value on every request of a keep-alive connection, and its
- * digest cost a coalesced read ~4 k instructions, more than any one hook of the gateway's; the
- * bearer pattern that takes the token out of the value ~1 k more. The value is compared with the
- * last one found on this connection in time that depends on its own length only (an ingress
- * carries many callers' requests on one connection, so the last value may be another caller's),
- * and only within the same caller set: a reload that removes a caller is obeyed at its next
- * request. The caller's expiresAt is judged by the caller of this, every time.
+ * client sends the same Authorization value on every request of a keep-alive connection, so a
+ * request that presents its connection's last value skips the bearer pattern that takes the token
+ * out of it and the token's digest (what they cost: BENCHMARKS.md#hot-path-choices). The value is
+ * compared with the last one found on this connection in time that depends on its own length
+ * only (an ingress carries many callers' requests on one connection, so the last value may be
+ * another caller's), and only within the same caller set: a reload that removes a caller is
+ * obeyed at its next request. The caller's expiresAt is judged by the caller of this, every time.
  */
 export function rememberedCaller (connection: object, callers: CallerIndex, authorization: string): Caller | undefined {
   const last = (connection as Connection)[REMEMBERED]

@@ -4,7 +4,7 @@
 // check (https, or plain http to loopback only: the admin token never crosses a network in clear),
 // and what a usage error or a missing answer prints and exits with. Everything printed from an
 // answer is made printable first (src/cli/printable.ts).
-import { redactUrl } from '../http/redact-url.js'
+import { redactUrl } from '../core/redact-url.js'
 import { printable } from './printable.js'
 import { DEFAULT_URL, type RequestsIo } from './requests-command.js'
 import { targetProblem } from './gateway-transport.js'

@@ -1,9 +1,9 @@
 // How the bin reaches a gateway (docs/design.md#finding-unresolved): it carries an admin's
 // token, so over https — the certificate checked, whatever NODE_TLS_REJECT_UNAUTHORIZED says —
-// or over plain http to loopback only, the rule OPENOPERATOR_URL follows (src/upstream/url.ts).
+// or over plain http to loopback only, the rule OPENOPERATOR_URL follows (src/core/upstream-url.ts).
 // A URL that breaks it is refused before any lookup or connection, so the token never leaves.
 import { Agent, setGlobalDispatcher } from 'undici'
-import { isLoopbackHost } from '../upstream/url.js'
+import { isLoopbackHost } from '../core/upstream-url.js'
 
 export const PLAIN_HTTP_RULE = 'plain http:// is accepted to loopback only (127.0.0.0/8, ::1, localhost): the token would cross the network unencrypted; use https://'
 

@@ -13,7 +13,7 @@
 // https, or plain http to loopback only (./gateway-transport.ts), and what an answer holds is
 // printed through ./printable.ts: a caller name or a message can hold no terminal escape.
 import { request } from 'undici'
-import { redactUrl } from '../http/redact-url.js'
+import { redactUrl } from '../core/redact-url.js'
 import { gatewayUrlProblem, targetProblem } from './gateway-transport.js'
 import { printable, printableJson } from './printable.js'
 
@@ -205,64 +205,7 @@ export async function runRequestsCommand (command: OperatorCommand, args: string
     if (problem !== undefined) throw new UsageError(problem)
     const token = env.GATEWAY_TOKEN!
 
-    if (command === 'requests') {
-      only(p, ['--state', '--limit', '--cursor'], 0)
-      const q = new URLSearchParams()
-      const state = p.flags.get('--state')
-      if (state !== undefined) {
-        if (state !== 'ambiguous' && state !== 'pending') throw new UsageError('--state is ambiguous or pending')
-        q.set('state', state)
-      }
-      const limit = p.flags.get('--limit')
-      if (limit !== undefined) {
-        if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 500) throw new UsageError('--limit is a whole number, 1-500')
-        q.set('limit', limit)
-      }
-      const cursor = p.flags.get('--cursor')
-      if (cursor !== undefined) q.set('cursor', cursor)
-      const a = await call(base, token, 'GET', `v1/requests${q.size > 0 ? `?${q.toString()}` : ''}`)
-      if (a.status !== 200) return reportError(io, 'requests', a)
-      const body = a.body as { requests: RequestRow[]; nextCursor: string | null }
-      if (json) {
-        io.out(printableJson(body))
-        return 0
-      }
-      const what = state === undefined ? 'unresolved (ambiguous or pending)' : state
-      if (body.requests.length === 0) io.out(`no ${what} requests`)
-      else {
-        for (const line of table(body.requests)) io.out(line)
-        io.out(`${body.requests.length} ${what} request(s), oldest first; resolve each with: openoperator-gateway reconcile <campaignId> <requestId>`)
-      }
-      if (body.nextCursor !== null) {
-        const again = ['openoperator-gateway requests', ...(state !== undefined ? [`--state ${state}`] : []), ...(limit !== undefined ? [`--limit ${limit}`] : []), `--cursor ${body.nextCursor}`]
-        io.out(printable(`more: ${again.join(' ')}`))
-      }
-      return 0
-    }
-
-    const [campaignId, requestId] = p.positional
-    const path = (c: string, r: string, op: string): string => `v1/campaigns/${encodeURIComponent(c)}/requests/${encodeURIComponent(r)}/${op}`
-    if (command === 'reconcile') {
-      only(p, [], 2)
-      const a = await call(base, token, 'POST', path(campaignId!, requestId!, 'reconcile'))
-      if (a.status !== 200) return reportError(io, `reconcile ${campaignId!} ${requestId!}`, a)
-      const r = a.body as RequestRow
-      if (json) io.out(printableJson(r))
-      else for (const line of [...describeRecord(r), meaning(r.state)]) io.out(line)
-      return 0
-    }
-
-    only(p, ['--resolution', '--note'], 2)
-    const resolution = p.flags.get('--resolution')
-    if (resolution !== 'assume_applied' && resolution !== 'assume_not_applied') throw new UsageError('--resolution is assume_applied or assume_not_applied')
-    const note = p.flags.get('--note')
-    if (note === undefined || note.length === 0 || note.length > 2000) throw new UsageError('--note is needed: 1-2000 characters saying why (kept in the ledger)')
-    const a = await call(base, token, 'POST', path(campaignId!, requestId!, 'acknowledge'), { resolution, note })
-    if (a.status !== 200) return reportError(io, `acknowledge ${campaignId!} ${requestId!}`, a)
-    const r = a.body as RequestRow
-    if (json) io.out(printableJson(r))
-    else for (const line of [...describeRecord(r), meaning(r.state)]) io.out(line)
-    return 0
+    return command === 'requests' ? await listRequests(p, base, token, json, io) : await resolveRequest(command, p, base, token, json, io)
   } catch (err) {
     if (err instanceof UsageError) {
       io.err(`${command}: ${err.message}\n${USAGE}`)
@@ -273,4 +216,67 @@ export async function runRequestsCommand (command: OperatorCommand, args: string
     io.err(`${command}: no answer from ${redactUrl(base)}${code !== undefined ? ` (${code})` : ''}`)
     return 1
   }
+}
+
+/** `requests`: the unresolved records across campaigns, oldest first, a page at a time */
+async function listRequests (p: Parsed, base: string, token: string, json: boolean, io: RequestsIo): Promise<number> {
+  only(p, ['--state', '--limit', '--cursor'], 0)
+  const q = new URLSearchParams()
+  const state = p.flags.get('--state')
+  if (state !== undefined) {
+    if (state !== 'ambiguous' && state !== 'pending') throw new UsageError('--state is ambiguous or pending')
+    q.set('state', state)
+  }
+  const limit = p.flags.get('--limit')
+  if (limit !== undefined) {
+    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 500) throw new UsageError('--limit is a whole number, 1-500')
+    q.set('limit', limit)
+  }
+  const cursor = p.flags.get('--cursor')
+  if (cursor !== undefined) q.set('cursor', cursor)
+  const a = await call(base, token, 'GET', `v1/requests${q.size > 0 ? `?${q.toString()}` : ''}`)
+  if (a.status !== 200) return reportError(io, 'requests', a)
+  const body = a.body as { requests: RequestRow[]; nextCursor: string | null }
+  if (json) {
+    io.out(printableJson(body))
+    return 0
+  }
+  const what = state === undefined ? 'unresolved (ambiguous or pending)' : state
+  if (body.requests.length === 0) io.out(`no ${what} requests`)
+  else {
+    for (const line of table(body.requests)) io.out(line)
+    io.out(`${body.requests.length} ${what} request(s), oldest first; resolve each with: openoperator-gateway reconcile <campaignId> <requestId>`)
+  }
+  if (body.nextCursor !== null) {
+    const again = ['openoperator-gateway requests', ...(state !== undefined ? [`--state ${state}`] : []), ...(limit !== undefined ? [`--limit ${limit}`] : []), `--cursor ${body.nextCursor}`]
+    io.out(printable(`more: ${again.join(' ')}`))
+  }
+  return 0
+}
+
+/** `reconcile` and `acknowledge`: one record resolved, and what its state now means */
+async function resolveRequest (command: OperatorCommand, p: Parsed, base: string, token: string, json: boolean, io: RequestsIo): Promise<number> {
+  const [campaignId, requestId] = p.positional
+  const path = (c: string, r: string, op: string): string => `v1/campaigns/${encodeURIComponent(c)}/requests/${encodeURIComponent(r)}/${op}`
+  if (command === 'reconcile') {
+    only(p, [], 2)
+    const a = await call(base, token, 'POST', path(campaignId!, requestId!, 'reconcile'))
+    if (a.status !== 200) return reportError(io, `reconcile ${campaignId!} ${requestId!}`, a)
+    const r = a.body as RequestRow
+    if (json) io.out(printableJson(r))
+    else for (const line of [...describeRecord(r), meaning(r.state)]) io.out(line)
+    return 0
+  }
+
+  only(p, ['--resolution', '--note'], 2)
+  const resolution = p.flags.get('--resolution')
+  if (resolution !== 'assume_applied' && resolution !== 'assume_not_applied') throw new UsageError('--resolution is assume_applied or assume_not_applied')
+  const note = p.flags.get('--note')
+  if (note === undefined || note.length === 0 || note.length > 2000) throw new UsageError('--note is needed: 1-2000 characters saying why (kept in the ledger)')
+  const a = await call(base, token, 'POST', path(campaignId!, requestId!, 'acknowledge'), { resolution, note })
+  if (a.status !== 200) return reportError(io, `acknowledge ${campaignId!} ${requestId!}`, a)
+  const r = a.body as RequestRow
+  if (json) io.out(printableJson(r))
+  else for (const line of [...describeRecord(r), meaning(r.state)]) io.out(line)
+  return 0
 }

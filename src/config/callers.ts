@@ -1,14 +1,33 @@
 // Who may call (docs/design.md#authentication): the static callers of GATEWAY_CALLERS or
 // GATEWAY_CALLERS_FILE, and the JWT callers' settings (GATEWAY_JWT_*), each problem named as
 // the others. The callers' own modules (src/callers/) verify and re-read them at run time.
-import { JwtClaimsSchema, type Caller, type Grants } from '../../schemas/callers.js'
-import { parseCallers } from '../callers/static.js'
+import { CallersDocumentSchema, CallersSchema, JwtClaimsSchema, type Caller, type Grants } from '../../schemas/callers.js'
 import { READABLE, configLines } from '../core/validation.js'
-import { ASYMMETRIC_ALGORITHMS } from '../discovery/trusted-keys.js'
-import { parseOpenOperatorUrl } from '../upstream/url.js'
+import { ASYMMETRIC_ALGORITHMS } from '../core/trusted-keys.js'
+import { parseOpenOperatorUrl } from '../core/upstream-url.js'
 import type { Env, ParsedEnv } from './env.js'
 import { jwksFile } from './jwks-file.js'
 import type { JwtConfig } from './types.js'
+
+/** what a callers text holds: the static callers, and the grants table of its object form */
+export interface ParsedCallers { callers: Caller[]; identityGrants?: ReadonlyMap<string, Grants> }
+
+/** the callers a text holds, or every problem with it (named like the start's) */
+export function parseCallers (text: string, variable = 'GATEWAY_CALLERS'): ParsedCallers | { problems: string[] } {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return { problems: [`${variable}: not valid JSON`] }
+  }
+  // each form its own schema, so a refusal names the member at fault rather than "no form matched"
+  if (typeof json === 'object' && json !== null && !Array.isArray(json) && ('callers' in json || 'grants' in json)) {
+    const d = CallersDocumentSchema.safeParse(json, READABLE)
+    return d.success ? { callers: d.data.callers, identityGrants: new Map(Object.entries(d.data.grants ?? {})) } : { problems: configLines(d.error.issues, variable) }
+  }
+  const c = CallersSchema.safeParse(json, READABLE)
+  return c.success ? { callers: c.data } : { problems: configLines(c.error.issues, variable) }
+}
 
 /**
  * the static callers from their text (GATEWAY_CALLERS, else the file's), the grants table keyed by

@@ -1,7 +1,7 @@
 // The card's refresh (docs/design.md#card-caching), the keys a signed card is checked against
 // (docs/design.md#signed-cards), and the front door's own card: its signing key and the public URL
 // it names (docs/design.md#front-door).
-import { frontCardConfig } from '../front/signing-key.js'
+import { frontCardConfig } from './signing-key.js'
 import type { ParsedEnv } from './env.js'
 import { jwksFile } from './jwks-file.js'
 import type { Config } from './types.js'

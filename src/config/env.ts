@@ -1,6 +1,6 @@
 // The environment the gateway reads (docs/design.md#configuration): its type, and the one zod
 // schema of every plain variable with its bounds and default. A leaf (zod alone), so the modules
-// that read a variable of their own (src/tracing/env.ts) take the type from here, not from the
+// that read a variable of their own (src/config/tracing.ts) take the type from here, not from the
 // configuration that imports them. The checks across variables and the files are in load.ts.
 import { z } from 'zod'
 
@@ -82,6 +82,8 @@ export const EnvSchema = z.object({
   GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: int(0, 1_000_000).optional(),
   GATEWAY_MAX_REQUESTS_PER_SOCKET: int(0, 1_000_000).default(1000),
   GATEWAY_ACCESS_LOG: bool.default(true),
+  // the operator's console at /console/ (docs/operating.md#console): on unless set false
+  GATEWAY_CONSOLE: bool.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SIMULATOR_PROFILE: z.enum(SIMULATOR_PROFILES).default('openoperator'),
   SIMULATOR_PROTOCOL: z.enum(EMBEDDED_SIMULATOR_PROTOCOLS).default('v0.3'),

@@ -4,7 +4,7 @@
 import type { JSONWebKeySet } from 'jose'
 import { FileTooLarge } from '../core/operator-files.js'
 import { fileProblem } from '../core/env-files.js'
-import { parseJwks } from '../discovery/trusted-keys.js'
+import { parseJwks } from '../core/trusted-keys.js'
 
 export function jwksFile (variable: string, path: string, read: (p: string) => string, problems: string[]): JSONWebKeySet | undefined {
   let text: string | undefined

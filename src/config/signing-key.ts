@@ -9,7 +9,7 @@
 // from a request's Host header (anyone could then fetch a signed card naming their own host),
 // so the key requires GATEWAY_PUBLIC_URL; in production, an unsigned card without it is warned of.
 import { constants, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
-import { ASYMMETRIC_ALGORITHMS } from '../discovery/trusted-keys.js'
+import { ASYMMETRIC_ALGORITHMS } from '../core/trusted-keys.js'
 
 export interface SigningKey {
   kid: string

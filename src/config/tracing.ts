@@ -1,7 +1,7 @@
 // When tracing is on (docs/design.md#tracing): the OpenTelemetry environment conventions decide,
 // read here for the configuration (src/config/load.ts) — the SDK itself reads the rest of OTEL_*
 // (exporter, protocol, headers, sampler, resource) when it starts, and only then.
-import type { Env } from '../config/env.js'
+import type { Env } from './env.js'
 
 const set = (v: string | undefined): boolean => v !== undefined && v.trim() !== ''
 

@@ -2,7 +2,7 @@
 // parts, types only. The modules that take a part of it (src/http/edges.ts, src/callers/jwt.ts)
 // import its type from here, never the loader, so none of them can end up in a circle with it.
 import type { JSONWebKeySet } from 'jose'
-import type { SigningKey } from '../front/signing-key.js'
+import type { SigningKey } from './signing-key.js'
 import type { Caller, Grants, JwtClaims } from '../../schemas/callers.js'
 import type { SimulatorEnvOptions } from '../simulator/env-options.js'
 import type { EMBEDDED_SIMULATOR_PROTOCOLS, SIMULATOR_PROFILES } from './env.js'
@@ -50,7 +50,7 @@ export interface HttpEdgeConfig {
   maxRequestsPerSocket: number
 }
 
-/** event-loop shedding (the gateway's own sampler, src/plugins/load-shedding.ts); 0 turns a check off (docs/design.md#load-shedding) */
+/** event-loop shedding (the gateway's own sampler, src/http/load-shedding.ts); 0 turns a check off (docs/design.md#load-shedding) */
 export interface PressureConfig {
   maxEventLoopDelayMs: number
   maxEventLoopUtilization: number
@@ -108,6 +108,8 @@ export interface Config {
   logLevel: string
   /** the `request completed` line per request (GATEWAY_ACCESS_LOG); error and mutation lines are written regardless */
   accessLog: boolean
+  /** the operator's console at /console/ (GATEWAY_CONSOLE; docs/operating.md#console) */
+  console: boolean
   /** OpenTelemetry tracing: on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER is set (docs/design.md#tracing) */
   tracing: boolean
   warnings: string[]

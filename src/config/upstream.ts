@@ -3,7 +3,7 @@
 // (docs/design.md#secret-echo), the CA bundle, and Node's process-wide TLS switch.
 import { readSecretFile, type ReadFile } from '../core/env-files.js'
 import { MIN_SECRET_LENGTH, inFixedAnswers } from '../core/secret-match.js'
-import { parseOpenOperatorUrl } from '../upstream/url.js'
+import { parseOpenOperatorUrl } from '../core/upstream-url.js'
 import { MiB, type Env, type ParsedEnv } from './env.js'
 import type { UpstreamConfig } from './types.js'
 

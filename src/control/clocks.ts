@@ -93,123 +93,149 @@ interface Measured extends ClockInterval {
   until?: number
 }
 
+/** one replica's clock watch: what it was built with, and what it measured */
+interface ClockState {
+  o: ClockWatchOptions
+  mono: () => number
+  /** the ledger's offset, and the remote's, as last measured (undefined: not measured, or dropped) */
+  ledger: Measured | undefined
+  remote: Measured | undefined
+  /** wall minus monotonic when last looked at: its change is a step of the wall clock */
+  anchor: number
+  /** a quarter of the margin */
+  stepLimit: number
+  timer: NodeJS.Timeout | undefined
+}
+
+const report = (s: ClockState, peer: ClockPeer, m: ClockInterval): void => { s.o.onOffset?.(peer, nearestZero(m)) }
+const past = (s: ClockState, m: ClockInterval | undefined): boolean => m !== undefined && Math.abs(nearestZero(m)) > s.o.marginMs
+
+/**
+ * the wall clock against the monotonic one since last looked: a step past a quarter of the
+ * margin drops every measurement (true); a smaller drift moves the remote's with it
+ */
+function stepped (s: ClockState): boolean {
+  const d = s.o.now() - s.mono() - s.anchor
+  s.anchor += d
+  if (Math.abs(d) > s.stepLimit) {
+    s.ledger = undefined
+    s.remote = undefined
+    s.o.onStep?.(d)
+    return true
+  }
+  // this clock moved d against the monotonic clock: a peer's is now d nearer (or further)
+  if (s.remote !== undefined && d !== 0) s.remote = { lo: s.remote.lo - d, hi: s.remote.hi - d, until: s.remote.until }
+  return false
+}
+
+async function measureLedger (s: ClockState): Promise<number> {
+  stepped(s)
+  const sent = s.o.now()
+  const theirs = await s.o.ledgerNow()
+  const back = s.o.now()
+  if (stepped(s)) throw new GatewayError('clock_skew', { message: 'This replica\'s clock stepped while it was measured; nothing was sent. Retry.' })
+  s.ledger = { lo: theirs - back, hi: theirs - sent }
+  report(s, 'ledger', s.ledger)
+  return nearestZero(s.ledger)
+}
+
+function setRemote (s: ClockState, m: ClockInterval): void {
+  s.remote = m
+  report(s, 'remote', m)
+  const l = s.ledger
+  if (s.o.shared === undefined || l === undefined) return
+  // remote − ledger = (remote − local) − (ledger − local)
+  s.o.shared.put({ lo: Math.floor(m.lo - l.hi), hi: Math.ceil(m.hi - l.lo) }).catch((err: unknown) => s.o.onError?.(err))
+}
+
+/** a measurement is taken only when no step came between its send and its answer */
+function observe (s: ClockState, m: ClockInterval): void {
+  if (stepped(s)) return
+  setRemote(s, m)
+}
+
+async function fromShared (s: ClockState): Promise<void> {
+  const l = s.ledger
+  if (s.o.shared === undefined || l === undefined) return
+  const m = await s.o.shared.fresh(SHARED_MAX_AGE_MS)
+  if (m === undefined || stepped(s) || s.ledger === undefined) return
+  // remote − local = (remote − ledger) + (ledger − local)
+  s.remote = { lo: m.lo + l.lo, hi: m.hi + l.hi, until: s.mono() + SHARED_MAX_AGE_MS - m.ageMs }
+  report(s, 'remote', s.remote)
+}
+
+/** a shared measurement past its time is dropped */
+function expireShared (s: ClockState): void {
+  if (s.remote?.until !== undefined && s.mono() > s.remote.until) s.remote = undefined
+}
+
+async function ready (s: ClockState, { claim, measure }: { claim: boolean; measure?: () => Promise<unknown> }): Promise<ClockInterval | undefined> {
+  stepped(s)
+  if (s.ledger === undefined) await measureLedger(s)
+  if (past(s, s.ledger)) throw clockSkew('ledger', s.ledger!, s.o.marginMs)
+  if (claim) return undefined
+  expireShared(s)
+  if (s.remote === undefined) await fromShared(s)
+  if (s.remote === undefined && measure !== undefined) {
+    await measure()
+    stepped(s)
+  }
+  if (s.remote === undefined) {
+    throw new GatewayError('clock_skew', {
+      message: 'The remote\'s clock has not been measured, and a lease read could not measure it (its answer had no Date); nothing was sent. A claim measures it.'
+    })
+  }
+  if (past(s, s.remote)) throw clockSkew('remote', s.remote, s.o.marginMs)
+  return { lo: s.remote.lo, hi: s.remote.hi }
+}
+
+function remoteNow (s: ClockState): ClockInterval | undefined {
+  stepped(s)
+  expireShared(s)
+  return s.remote === undefined ? undefined : { lo: s.remote.lo, hi: s.remote.hi }
+}
+
+function status (s: ClockState): ReturnType<ClockWatch['status']> {
+  const { ledger, remote } = s
+  return {
+    ok: !past(s, ledger) && !past(s, remote),
+    ledgerOffsetMs: ledger === undefined ? undefined : nearestZero(ledger),
+    remoteOffsetMs: remote === undefined ? undefined : nearestZero(remote),
+    remoteWidthMs: remote === undefined ? undefined : remote.hi - remote.lo,
+    marginMs: s.o.marginMs
+  }
+}
+
+async function start (s: ClockState): Promise<void> {
+  await measureLedger(s).catch((err: unknown) => s.o.onError?.(err))
+  s.timer ??= setInterval(() => { measureLedger(s).catch((err: unknown) => s.o.onError?.(err)) }, s.o.intervalMs ?? 30_000)
+  s.timer.unref()
+}
+
+function stop (s: ClockState): void {
+  if (s.timer !== undefined) clearInterval(s.timer)
+  s.timer = undefined
+}
+
 export function createClockWatch (o: ClockWatchOptions): ClockWatch {
   const mono = o.monotonic ?? (() => performance.now())
-  let ledger: Measured | undefined
-  let remote: Measured | undefined
-  // wall minus monotonic when last looked at: its change is a step of the wall clock
-  let anchor = o.now() - mono()
-  const stepLimit = o.marginMs / 4
-  let timer: NodeJS.Timeout | undefined
-
-  const report = (peer: ClockPeer, m: ClockInterval): void => { o.onOffset?.(peer, nearestZero(m)) }
-  const past = (m: ClockInterval | undefined): boolean => m !== undefined && Math.abs(nearestZero(m)) > o.marginMs
-
-  /**
-   * the wall clock against the monotonic one since last looked: a step past a quarter of the
-   * margin drops every measurement (true); a smaller drift moves the remote's with it
-   */
-  function stepped (): boolean {
-    const d = o.now() - mono() - anchor
-    anchor += d
-    if (Math.abs(d) > stepLimit) {
-      ledger = undefined
-      remote = undefined
-      o.onStep?.(d)
-      return true
-    }
-    // this clock moved d against the monotonic clock: a peer's is now d nearer (or further)
-    if (remote !== undefined && d !== 0) remote = { lo: remote.lo - d, hi: remote.hi - d, until: remote.until }
-    return false
-  }
-
-  async function measureLedger (): Promise<number> {
-    stepped()
-    const sent = o.now()
-    const theirs = await o.ledgerNow()
-    const back = o.now()
-    if (stepped()) throw new GatewayError('clock_skew', { message: 'This replica\'s clock stepped while it was measured; nothing was sent. Retry.' })
-    ledger = { lo: theirs - back, hi: theirs - sent }
-    report('ledger', ledger)
-    return nearestZero(ledger)
-  }
-
-  function setRemote (m: ClockInterval): void {
-    remote = m
-    report('remote', m)
-    const l = ledger
-    if (o.shared === undefined || l === undefined) return
-    // remote − ledger = (remote − local) − (ledger − local)
-    o.shared.put({ lo: Math.floor(m.lo - l.hi), hi: Math.ceil(m.hi - l.lo) }).catch((err: unknown) => o.onError?.(err))
-  }
-
-  /** a measurement is taken only when no step came between its send and its answer */
-  function observe (m: ClockInterval): void {
-    if (stepped()) return
-    setRemote(m)
-  }
-
-  async function fromShared (): Promise<void> {
-    const l = ledger
-    if (o.shared === undefined || l === undefined) return
-    const s = await o.shared.fresh(SHARED_MAX_AGE_MS)
-    if (s === undefined || stepped() || ledger === undefined) return
-    // remote − local = (remote − ledger) + (ledger − local)
-    remote = { lo: s.lo + l.lo, hi: s.hi + l.hi, until: mono() + SHARED_MAX_AGE_MS - s.ageMs }
-    report('remote', remote)
-  }
-
+  const s: ClockState = { o, mono, ledger: undefined, remote: undefined, anchor: o.now() - mono(), stepLimit: o.marginMs / 4, timer: undefined }
   return {
-    measureLedger,
+    measureLedger: async () => await measureLedger(s),
     observeLease: (expiresAt, ttl, sentAt, answeredAt) => {
       // the remote set expires_at to its now plus the TTL, in whole seconds (floored, rounded or
       // ceiled: a second either way), at some moment between the send and the answer
       const remoteAt = (expiresAt - ttl) * 1000
-      observe({ lo: remoteAt - 1000 - answeredAt, hi: remoteAt + 1000 - sentAt })
+      observe(s, { lo: remoteAt - 1000 - answeredAt, hi: remoteAt + 1000 - sentAt })
     },
     observeDate: (dateMs, sentAt, answeredAt) => {
       // HTTP's Date is the remote's now floored to the second, taken between the send and the answer
-      observe({ lo: dateMs - answeredAt, hi: dateMs + 1000 - sentAt })
+      observe(s, { lo: dateMs - answeredAt, hi: dateMs + 1000 - sentAt })
     },
-    ready: async ({ claim, measure }) => {
-      stepped()
-      if (ledger === undefined) await measureLedger()
-      if (past(ledger)) throw clockSkew('ledger', ledger!, o.marginMs)
-      if (claim) return undefined
-      if (remote?.until !== undefined && mono() > remote.until) remote = undefined
-      if (remote === undefined) await fromShared()
-      if (remote === undefined && measure !== undefined) {
-        await measure()
-        stepped()
-      }
-      if (remote === undefined) {
-        throw new GatewayError('clock_skew', {
-          message: 'The remote\'s clock has not been measured, and a lease read could not measure it (its answer had no Date); nothing was sent. A claim measures it.'
-        })
-      }
-      if (past(remote)) throw clockSkew('remote', remote, o.marginMs)
-      return { lo: remote.lo, hi: remote.hi }
-    },
-    remote: () => {
-      stepped()
-      if (remote?.until !== undefined && mono() > remote.until) remote = undefined
-      return remote === undefined ? undefined : { lo: remote.lo, hi: remote.hi }
-    },
-    status: () => ({
-      ok: !past(ledger) && !past(remote),
-      ledgerOffsetMs: ledger === undefined ? undefined : nearestZero(ledger),
-      remoteOffsetMs: remote === undefined ? undefined : nearestZero(remote),
-      remoteWidthMs: remote === undefined ? undefined : remote.hi - remote.lo,
-      marginMs: o.marginMs
-    }),
-    start: async () => {
-      await measureLedger().catch((err: unknown) => o.onError?.(err))
-      timer ??= setInterval(() => { measureLedger().catch((err: unknown) => o.onError?.(err)) }, o.intervalMs ?? 30_000)
-      timer.unref()
-    },
-    stop: () => {
-      if (timer !== undefined) clearInterval(timer)
-      timer = undefined
-    }
+    ready: async (r) => await ready(s, r),
+    remote: () => remoteNow(s),
+    status: () => status(s),
+    start: async () => { await start(s) },
+    stop: () => { stop(s) }
   }
 }

@@ -5,7 +5,7 @@ import type { MutationOperation } from '../ledger/types.js'
 import { GatewayError } from '../core/errors.js'
 import type { LeaseKeeper } from './leases.js'
 import { AcceptedSchema, CanceledTaskSchema, ReleasedSchema, SubmittedTaskSchema, parseLeaseResult, type Lease } from './wire.js'
-import type { Ledger } from '../ledger/types.js'
+import type { BoundTaskStore, LeaseStore } from '../ledger/types.js'
 import { taskState } from '../../schemas/a2a.js'
 
 export interface Applied {
@@ -25,7 +25,7 @@ export interface EffectContext {
   lease: Lease | undefined
   boundTaskId: string | undefined
   leases: LeaseKeeper
-  ledger: Ledger
+  ledger: LeaseStore & BoundTaskStore
   now: () => number
 }
 

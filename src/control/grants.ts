@@ -1,6 +1,6 @@
 // The one check of grants per campaign (docs/design.md#grants), for both doors: every path that
 // touches a campaign, its records or its tasks asks it — the pipeline (every mutation), reconcile
-// and acknowledge, the lease read and the records (src/control/plane.ts), `GET /v1/tasks/:taskId`,
+// and acknowledge, the lease read and the records (src/control/plane-reads.ts), `GET /v1/tasks/:taskId`,
 // the campaign list, and the front door's methods (src/front/door.ts) — after authentication and
 // scopes, before anything is written or sent. A refusal is 403 campaign_forbidden (the front
 // door's tasks/get answers it as a missing task, -32001), counted by reason, logged at debug.
@@ -9,7 +9,7 @@ import type { Logger } from 'pino'
 import type { Caller } from '../../schemas/callers.js'
 import { everyCampaign, hasProjectGrants, matchesAny, mayNameProject, mayReach, reachOf, type Access, type Reach } from '../callers/grants.js'
 import { GatewayError } from '../core/errors.js'
-import type { Ledger } from '../ledger/types.js'
+import type { RecordStore } from '../ledger/types.js'
 import { campaignEntries, type CampaignProjects } from './campaign-projects.js'
 
 /** why a grant refused, the label of gateway_authz_refusals_total: a small fixed set */
@@ -44,7 +44,7 @@ export interface GrantGate {
 
 export interface GrantGateOptions {
   requireGrants: boolean
-  ledger: Pick<Ledger, 'campaignsOfTask'>
+  ledger: RecordStore
   projects: CampaignProjects
   logger: Logger
   onRefused?: (reason: AuthzRefusal) => void

@@ -2,7 +2,7 @@
 // authorise: when it is unknown the remote is asked with a fresh `read_control` (never a
 // coalesced one), and a mutation is refused before anything is sent when the lease is
 // another controller's or expires within the safety margin.
-import type { Ledger, LeaseView } from '../ledger/types.js'
+import type { LeaseStore, LeaseView } from '../ledger/types.js'
 import type { Discovery } from '../discovery/discovery.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { readRpc } from '../argus/read-rpc.js'
@@ -11,7 +11,7 @@ import { parseLeaseResult, wireParams, type Lease } from './wire.js'
 import { clockAllowanceMs, clockSkew, nearestZero, type ClockInterval } from './clocks.js'
 
 export interface LeaseKeeperOptions {
-  ledger: Ledger
+  ledger: LeaseStore
   client: UpstreamClient
   discovery: Discovery
   leaseSafetyMs: number

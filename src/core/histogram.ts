@@ -2,9 +2,9 @@
 // on prom-client's registry and exposed exactly as prom-client's own Histogram exposes the same
 // observations (test/unit/histogram.property.test.ts compares the two, text and JSON). What differs is the cost of
 // an observation: prom-client validates the label set, hashes it into a string and looks each
-// bucket up by its bound turned into a property name, every call — about 10 k instructions per
-// observation, two per read. Here a caller keeps the series it observes into (`series`, once per
-// label set) and an observation is a comparison per bucket and three additions.
+// bucket up by its bound turned into a property name, every call, two calls per read (what that
+// cost: BENCHMARKS.md#hot-path-choices). Here a caller keeps the series it observes into
+// (`series`, once per label set) and an observation is a comparison per bucket and three additions.
 
 /** one label set's series */
 export interface HistogramSeries {

@@ -1,6 +1,6 @@
 // JSON text written by hand on the hot path (docs/design.md#hot-path): each JSON.stringify call
-// pays a fixed ~2 k instructions to set up its serializer before it writes a byte, several times
-// what a short string costs to check. These write exactly what JSON.stringify writes
+// pays a fixed cost to set up its serializer before it writes a byte, more than a short string
+// costs to check (BENCHMARKS.md#hot-path-choices). These write exactly what JSON.stringify writes
 // (test/unit/json-text.property.test.ts), and hand anything they do not handle to it.
 
 /** strings longer than this go to JSON.stringify, whose scan is native */

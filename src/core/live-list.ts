@@ -4,11 +4,11 @@
 // generation, still holds the entries it had; the scavenger cannot know that table is garbage,
 // so every request graph it points to survives into the old generation too, and only a
 // mark-compact frees it: with the requests in flight in a Map, several KB of every read were
-// promoted (docs/design.md#hot-path, `npm run bench -- --promotion`); and V8 makes each new table
-// in the generation its map is in, so a long-lived map's rebuilds are themselves old-generation
-// garbage (src/argus/coalesce.ts replaces its map when it empties). A doubly linked list whose
-// links live on nodes made per entry leaves nothing behind: a removed node's links are cleared,
-// and no table is ever rebuilt.
+// promoted (BENCHMARKS.md#hot-path-choices, `npm run bench -- --promotion`); and V8 makes each new
+// table in the generation its map is in, so a long-lived map's rebuilds are themselves
+// old-generation garbage (src/argus/coalesce.ts replaces its map when it empties). A doubly linked
+// list whose links live on nodes made per entry leaves nothing behind: a removed node's links are
+// cleared, and no table is ever rebuilt.
 
 export interface LiveNode<T> {
   /** undefined once removed */

@@ -248,11 +248,12 @@ export function createLogger (o: LoggerOptions): Logger {
 /**
  * Standard output, buffered (docs/design.md#hot-path). Lines wait here as text, joined as they
  * come (a rope: no copy), and go to pino's sonic-boom as one buffer of bytes per batch — one UTF-8
- * encoding per batch, not per line (~2 k instructions a line for `Buffer.from` and sonic-boom's
- * bookkeeping of each line's bytes). Sonic-boom's own text mode is not used: it measures the bytes of
- * all the text waiting on every write, which flattens it, a copy of up to 16 KB per line. Whatever
- * flushes the stream — the batch timer, pino at exit (`flushSync`), the end — first hands it what
- * waits here, so the order of lines and pino's promise at exit are kept.
+ * encoding per batch, not per line (`Buffer.from` and sonic-boom's bookkeeping of a write's bytes
+ * are paid per call). Sonic-boom's own text mode is not used: it measures the bytes of all the
+ * text waiting on every write, which flattens it, a copy of all that waits per line (the costs:
+ * BENCHMARKS.md#hot-path-choices). Whatever flushes the stream — the batch timer, pino at exit
+ * (`flushSync`), the end — first hands it what waits here, so the order of lines and pino's
+ * promise at exit are kept.
  */
 function stdoutDestination (): pino.DestinationStream {
   const boom = pino.destination({ dest: 1, contentMode: 'buffer', minLength: 0 })
@@ -297,9 +298,10 @@ function stdoutDestination (): pino.DestinationStream {
 
 /**
  * Standard output is written in batches of this many characters, or LOG_FLUSH_MS after a line, whichever
- * is first (docs/design.md#hot-path): one write per request was ~14 k instructions of a read's (a
- * thread-pool round trip each). At exit pino writes what waits synchronously; only a process killed
- * outright (SIGKILL) or aborted loses up to LOG_FLUSH_MS of lines (docs/operating.md#logs).
+ * is first (docs/design.md#hot-path): one write per request was a thread-pool round trip each
+ * (what that cost: BENCHMARKS.md#hot-path-choices). At exit pino writes what waits synchronously;
+ * only a process killed outright (SIGKILL) or aborted loses up to LOG_FLUSH_MS of lines
+ * (docs/operating.md#logs).
  */
 const LOG_BATCH_CHARS = 4096
 const LOG_FLUSH_MS = 100

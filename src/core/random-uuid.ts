@@ -1,7 +1,8 @@
 // A version-4 UUID's text as randomUUID writes it (lower-case hex, RFC 9562), from the same
 // cryptographic source, written as one flat string (docs/design.md#hot-path): Node's randomUUID joins
 // twenty pieces — about twenty small strings allocated — and the rope that makes is copied flat
-// again when it is checked as a header or joined into a request body: ~1.5 k instructions more.
+// again when it is checked as a header or joined into a request body (what that cost:
+// BENCHMARKS.md#hot-path-choices).
 // The gateway's request ids and its JSON-RPC ids. test/unit/random-uuid.property.test.ts holds the
 // form and the bits.
 import { randomFillSync } from 'node:crypto'

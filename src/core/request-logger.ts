@@ -1,8 +1,8 @@
 // A request's logger without pino's general child path (docs/design.md#hot-path). Fastify makes one
 // logger per request, `logger.child({ reqId }, {})`. Given an options object, even an empty one,
 // pino's child takes its general path: a new formatters object, the bindings walked and each value
-// through JSON.stringify (the request id's text flattened on the way), `onChild` called — 1.5 k
-// instructions a coalesced answer more than the logger made here. For a request id alone, what
+// through JSON.stringify (the request id's text flattened on the way), `onChild` called — work the
+// logger made here does not do (BENCHMARKS.md#hot-path-choices). For a request id alone, what
 // that path makes is a logger whose prototype is the parent and whose bindings text is the
 // parent's followed by `,"reqId":` and the id as JSON; everything else it sets is what the parent
 // has already. `installRequestChild` gives
@@ -14,8 +14,9 @@
 // An id the gateway made itself (`madeRequestId`: randomUUID's lower-case hex and `-`) is JSON as
 // it stands, and its logger says so (`uuidBindingsBefore`): the access line then knows where the
 // request id's binding starts without reading the bindings' text character by character — which
-// made V8 flatten the text the concatenation had just built, as quoting the id did: ~5.5 k
-// instructions a coalesced answer (src/http/access-log.ts, docs/design.md#hot-path).
+// made V8 flatten the text the concatenation had just built, a copy per request, as quoting the
+// id did (src/http/access-log.ts, docs/design.md#hot-path; what it cost:
+// BENCHMARKS.md#hot-path-choices).
 import pino, { type Logger } from 'pino'
 import { jsonString } from './json-text.js'
 

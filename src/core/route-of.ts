@@ -1,7 +1,7 @@
 // A request's route options, read from Fastify once (docs/design.md#hot-path): `request.routeOptions`
-// is a getter that builds and freezes a new object on every read (~0.4 k instructions), and the
-// authentication, the metrics and the access line each need it. The object is kept on the request,
-// which holds the route's context anyway.
+// is a getter that builds and freezes a new object on every read (what that costs:
+// BENCHMARKS.md#hot-path-choices), and the authentication, the metrics and the access line each
+// need it. The object is kept on the request, which holds the route's context anyway.
 import type { FastifyRequest } from 'fastify'
 
 type RouteOptions = FastifyRequest['routeOptions']

@@ -60,7 +60,7 @@ const FREQUENCY: Array<[string, number]> = [
   ['c', 40], ['0d', 50], ['nio', 60], ['r', 70], ['s', 80], ['ta', 90], ['e', 110]
 ]
 const frequency = (c: string): number => FREQUENCY.find(([chars]) => chars.includes(c))?.[1] ?? 8
-/** one more `indexOf` pass over an answer, in candidates' worth: a pass over 2 KiB costs about what five candidates do (BENCHMARKS.md, the §14 forms) */
+/** one more `indexOf` pass over an answer, in candidates' worth: a pass over 2 KiB costs about what five candidates do (BENCHMARKS.md#secret-forms-14) */
 const PASS = 5
 
 /** the characters the search looks for to find `c` as this kind reads it: both cases where the kind folds case */

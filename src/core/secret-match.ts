@@ -29,10 +29,10 @@ export function secretMatcher (secret: string): SecretMatcher {
   const t = textForms(secret)
   // the raw form on every text (irregexp skips through a literal); the escaped text forms only when
   // the text holds what such an escape starts with, and with quoted-printable's soft line breaks
-  // only when it holds one (an optional group between characters costs the expression a third
-  // more); a percent-decoded copy of the text only when a `%XX` in it writes a character of an
-  // escape (`%5C`, `%26`, not `%20`): the byte encodings read that layer through themselves
-  // (docs/design.md#hot-path)
+  // only when it holds one (an optional group between characters slows the whole expression,
+  // BENCHMARKS.md#hot-path-choices); a percent-decoded copy of the text only when a `%XX` in it
+  // writes a character of an escape (`%5C`, `%26`, not `%20`): the byte encodings read that layer
+  // through themselves (docs/design.md#hot-path)
   const plain = new RegExp(t.plain)
   const text = new RegExp(t.text)
   const softText = new RegExp(t.softText)

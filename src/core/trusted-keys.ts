@@ -6,7 +6,7 @@
 // each with a unique `kid`.
 import { createPublicKey, type JsonWebKeyInput } from 'node:crypto'
 import type { JSONWebKeySet } from 'jose'
-import { watchOperatorFile, type FileRefusal, type OperatorFile } from '../core/operator-files.js'
+import { watchOperatorFile, type FileRefusal, type OperatorFile } from './operator-files.js'
 
 /**
  * the JWS algorithms a public key may verify — card signatures and GATEWAY_JWT_ALGORITHMS alike:

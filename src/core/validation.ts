@@ -93,9 +93,9 @@ export const READABLE = { error: issueMessage } as const
 
 /**
  * `schema.safeParse(data, READABLE)` at the cost of a plain parse when the data is valid: zod 4
- * leaves its compiled fast path when a parse is given an error map — 2.2 µs against 0.09 µs for
- * the task route's params, 1.8 µs against 0.06 µs for an empty query (a 10⁶-call loop on this
- * machine) — so the readable messages are built only for what is refused
+ * leaves its compiled fast path when a parse is given an error map, many times slower on the
+ * task route's params and an empty query (BENCHMARKS.md#hot-path-choices), so the readable
+ * messages are built only for what is refused
  */
 export function parseReadable<T> (schema: z.ZodType<T>, data: unknown): { success: true; data: T } | { success: false; issues: z.core.$ZodIssue[] } {
   const plain = schema.safeParse(data)

@@ -6,7 +6,7 @@
 // accepted. A verified card is read in the form its verifying signature covers (`signedForm`).
 import { base64url, createLocalJWKSet, decodeProtectedHeader, errors, flattenedVerify, type JSONWebKeySet } from 'jose'
 import { cardPayload, coveredCard, type CardForm } from './card-canonical.js'
-import { ASYMMETRIC_ALGORITHMS } from './trusted-keys.js'
+import { ASYMMETRIC_ALGORITHMS } from '../core/trusted-keys.js'
 
 export type SignatureReport =
   | { state: 'absent'; reason: string }

@@ -17,7 +17,7 @@ import { ARGUS_EXTENSION_URN } from '../argus/envelope.js'
 import { CONTROL_EXTENSION_URN } from '../../schemas/card.js'
 import type { FrontVersion } from './framing.js'
 import { CAMPAIGN_METHODS } from './framing.js'
-import type { SigningKey } from './signing-key.js'
+import type { SigningKey } from '../config/signing-key.js'
 
 const MODES = ['application/json']
 

@@ -10,11 +10,11 @@
 //
 // The line is the one pino would write, built from its fixed fields straight into the logger's
 // stream: pino's generic path (the serializer, path redaction of an object that has no header in
-// it, a property walk) cost a read about a tenth of its instructions. The line still goes through
-// the logger's scrub of every secret form (src/core/logger.ts) — searched in the line's variable
-// tokens when every secret allows it (`cleanOutside`), the whole line otherwise — and anything
-// this path does not know how to write (a mixin such as the trace id, a transport needing
-// metadata) takes pino's path.
+// it, a property walk) is work a line of known fields does not need (what it cost:
+// BENCHMARKS.md#hot-path-choices). The line still goes through the logger's scrub of every secret
+// form (src/core/logger.ts) — searched in the line's variable tokens when every secret allows it
+// (`cleanOutside`), the whole line otherwise — and anything this path does not know how to write
+// (a mixin such as the trace id, a transport needing metadata) takes pino's path.
 import pino from 'pino'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { accessRequest, scrubberOf, SEEN_MAX, type SeenClean } from '../core/logger.js'
@@ -66,9 +66,9 @@ function writeDirect (log: PinoInternals, request: FastifyRequest, statusCode: n
   // the tokens no earlier line has shown clean, searched together below (docs/design.md#hot-path)
   let unseen = ''
   // the two numbers never through `+` or String(): V8 caches what those make of a non-integer or
-  // a number past 2^31 (a time in ms) and so allocates it in the old generation, ~35 B a number a
-  // read left for a mark-compact; nor through JSON.stringify, ~2 k instructions each to set up
-  // (src/core/json-text.ts, docs/design.md#hot-path)
+  // a number past 2^31 (a time in ms) and so allocates it in the old generation, two strings a read
+  // left for a mark-compact; nor through JSON.stringify, which sets up its serializer on every call
+  // (src/core/json-text.ts, docs/design.md#hot-path; the costs: BENCHMARKS.md#hot-path-choices)
   let time: string
   if (timeOf === EPOCH_TIME) {
     time = ',"time":' + jsonWholeNumber(Date.now())

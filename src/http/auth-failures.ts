@@ -9,7 +9,7 @@ import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { GatewayError } from '../core/errors.js'
-import { rateLimitStore } from '../http/rate-limit-store.js'
+import { rateLimitStore } from './rate-limit-store.js'
 
 export interface AuthFailures {
   /** false when the address cannot be over its budget, known without a store call (no Redis, no recent failure) */

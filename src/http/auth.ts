@@ -1,7 +1,7 @@
 // Inbound authentication and scopes (docs/design.md#authentication): a bearer token is hashed once
 // (SHA-256) and its digest looked up among the callers' digests; 401 with WWW-Authenticate, 403 on
 // a missing scope. Routes declare `config: { scope }`; routes without one are public. Failed logins
-// are limited per client address (src/plugins/auth-failures.ts, docs/design.md#rate-limits). The
+// are limited per client address (src/http/auth-failures.ts, docs/design.md#rate-limits). The
 // digest and the lookup are src/callers/tokens.ts. A token that is no static caller's and is a
 // JWT is verified against the identity provider's keys (src/callers/jwt.ts). Every refusal is the
 // same 401, counted by reason in gateway_auth_refused_total; the reason goes to a debug line only.

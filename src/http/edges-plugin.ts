@@ -8,7 +8,7 @@
 // after it is refused unprocessed.
 import fp from 'fastify-plugin'
 import { GatewayError } from '../core/errors.js'
-import { closeIfLast, closeSent, closeWhenAnswered, closingSocket, requestSeq } from '../http/edges.js'
+import { closeIfLast, closeSent, closeWhenAnswered, closingSocket, requestSeq } from './edges.js'
 
 /** what Node itself honours (its `continueExpression`) */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i

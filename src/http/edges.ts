@@ -15,7 +15,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { HttpEdgeConfig, TrustProxy } from '../config/types.js'
 import { GatewayError, type ErrorCode } from '../core/errors.js'
-import type { GatewayMetrics } from '../plugins/metrics.js'
+import type { GatewayMetrics } from './metrics.js'
 import { safeErrorCode, toGatewayError } from './errors.js'
 import { genReqId, routedRequest } from './request-id.js'
 
@@ -45,7 +45,7 @@ export function listenerTimeouts (h: HttpEdgeConfig) {
 /**
  * The Fastify server options that bound the API's inbound connections. Node's own answers to a
  * missing Host and to requests past the per-socket limit are off: both are bodiless; the Host
- * check and the limit run in the http-edges plugin instead (src/plugins/http-edges.ts).
+ * check and the limit run in the http-edges plugin instead (src/http/edges-plugin.ts).
  */
 export function serverBounds (h: HttpEdgeConfig) {
   const t = listenerTimeouts(h)

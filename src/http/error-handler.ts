@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply } from 'fastify'
 import { isResponseSerializationError } from 'fastify-type-provider-zod'
 import { GatewayError, isGatewayError } from '../core/errors.js'
-import { safeErrorCode, toGatewayError } from '../http/errors.js'
+import { safeErrorCode, toGatewayError } from './errors.js'
 
 function send (reply: FastifyReply, err: GatewayError): FastifyReply {
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v)

@@ -2,7 +2,7 @@
 // and, once the drain begins, the refusal of every new request but the probes with 503
 // `shutting_down` in the contract's shape (Fastify's own `return503OnClosing` body is not).
 // While draining, each connection ends with the answer to the last request received on it
-// (`Connection: close` on that answer, set by src/plugins/http-edges.ts), so a refusal pipelined
+// (`Connection: close` on that answer, set by src/http/edges-plugin.ts), so a refusal pipelined
 // behind a request in flight is delivered too.
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'

@@ -67,8 +67,9 @@ const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_req
 /**
  * Increments of a counter kept in a plain map and handed to prom-client when the counter is read
  * (its `collect`, before every scrape): prom-client's `inc` validates and hashes the label set on
- * each call — ~0.5–0.7 µs, twice per read (docs/design.md#hot-path). The values scraped are the
- * same; only the moment they are added moves.
+ * each call, twice per read (docs/design.md#hot-path; what that cost:
+ * BENCHMARKS.md#hot-path-choices). The values scraped are the same; only the moment they are
+ * added moves.
  */
 function countedLater<L extends string> (): { add: (key: string, labels: () => Record<L, string>) => void; flush: (c: Counter<L>) => void } {
   const pending = new Map<string, { labels: Record<L, string>; n: number }>()
@@ -88,6 +89,24 @@ function countedLater<L extends string> (): { add: (key: string, labels: () => R
   }
 }
 
+/** what the metrics keep between a request and the next scrape: counts not yet handed to prom-client, and the sources gauges read */
+interface MetricsState {
+  registry: Registry
+  registers: Registry[]
+  readDiscovery: Parameters<GatewayMetrics['bindDiscovery']>[0] | undefined
+  countAmbiguous: (() => Promise<number>) | undefined
+  // per route and method: its duration series and its counts by status; in nested maps, as a key
+  // made of the three was a new string to hash per request
+  served: Map<string, Map<string, { duration: HistogramSeries; byStatus: Map<number, { labels: Record<'route' | 'method' | 'status', string>; n: number }> }>>
+  coalesced: number
+  upstreamCalls: ReturnType<typeof countedLater<'rpc_method' | 'outcome'>>
+  // observed twice per read: prom-client's Histogram exposition, without its per-call label work
+  // (src/core/histogram.ts); the series by route and method, and by operation, kept here
+  httpDuration: FastHistogram<'route' | 'method'>
+  upstreamDuration: FastHistogram<'rpc_method'>
+  upstreamSeries: Map<string, HistogramSeries>
+}
+
 export function createMetrics (): GatewayMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
@@ -95,41 +114,58 @@ export function createMetrics (): GatewayMetrics {
   // of nodejs_active_handles / _requests / _resources, which stay (docs/design.md#metrics)
   for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name)
   const registers = [registry]
-  let readDiscovery: Parameters<GatewayMetrics['bindDiscovery']>[0] | undefined
-  let countAmbiguous: (() => Promise<number>) | undefined
-  // per route and method: its duration series and its counts by status; in nested maps, as a key
-  // made of the three was a new string to hash per request
-  const served = new Map<string, Map<string, { duration: HistogramSeries; byStatus: Map<number, { labels: Record<'route' | 'method' | 'status', string>; n: number }> }>>()
-  let coalesced = 0
-  const upstreamCalls = countedLater<'rpc_method' | 'outcome'>()
-  // observed twice per read: prom-client's Histogram exposition, without its per-call label work
-  // (src/core/histogram.ts); the series by route and method, and by operation, kept here
-  const httpDuration = new FastHistogram('gateway_http_request_duration_seconds', 'HTTP request duration', ['route', 'method'], DURATION_BUCKETS, registers)
-  const upstreamDuration = new FastHistogram('gateway_upstream_request_duration_seconds', 'Upstream exchange duration', ['rpc_method'], DURATION_BUCKETS, registers)
-  const upstreamSeries = new Map<string, HistogramSeries>()
-  return {
-    answered: (route, method, status, seconds) => {
-      let byMethod = served.get(route)
-      if (byMethod === undefined) served.set(route, byMethod = new Map())
-      let entry = byMethod.get(method)
-      if (entry === undefined) byMethod.set(method, entry = { duration: httpDuration.series({ route, method }), byStatus: new Map() })
-      let cell = entry.byStatus.get(status)
-      if (cell === undefined) entry.byStatus.set(status, cell = { labels: { route, method, status: String(status) }, n: 0 })
-      cell.n++
-      entry.duration.observe(seconds)
-    },
-    countCoalesced: () => { coalesced++ },
-    countUpstream: (op, outcome) => { upstreamCalls.add(`${op} ${outcome}`, () => ({ rpc_method: op, outcome })) },
-    bindDiscovery: (read) => { readDiscovery = read },
-    bindLedger: (count) => { countAmbiguous = count },
+  const state: MetricsState = {
     registry,
+    registers,
+    readDiscovery: undefined,
+    countAmbiguous: undefined,
+    served: new Map(),
+    coalesced: 0,
+    upstreamCalls: countedLater<'rpc_method' | 'outcome'>(),
+    httpDuration: new FastHistogram('gateway_http_request_duration_seconds', 'HTTP request duration', ['route', 'method'], DURATION_BUCKETS, registers),
+    upstreamDuration: new FastHistogram('gateway_upstream_request_duration_seconds', 'Upstream exchange duration', ['rpc_method'], DURATION_BUCKETS, registers),
+    upstreamSeries: new Map()
+  }
+  return Object.assign({
+    registry,
+    answered: (route: string, method: string, status: number, seconds: number) => { answered(state, route, method, status, seconds) },
+    countCoalesced: () => { state.coalesced++ },
+    countUpstream: (op: string, outcome: string) => { state.upstreamCalls.add(`${op} ${outcome}`, () => ({ rpc_method: op, outcome })) },
+    bindDiscovery: (read: Parameters<GatewayMetrics['bindDiscovery']>[0]) => { state.readDiscovery = read },
+    bindLedger: (count: () => Promise<number>) => { state.countAmbiguous = count },
+    upstreamDurationOf: (op: string) => upstreamDurationOf(state, op)
+  }, httpMetrics(state), upstreamMetrics(state), remoteGauges(state), controlMetrics(state), edgeMetrics(state))
+}
+
+/** an answered request: its count by status, kept until the next scrape, and its duration */
+function answered (state: MetricsState, route: string, method: string, status: number, seconds: number): void {
+  let byMethod = state.served.get(route)
+  if (byMethod === undefined) state.served.set(route, byMethod = new Map())
+  let entry = byMethod.get(method)
+  if (entry === undefined) byMethod.set(method, entry = { duration: state.httpDuration.series({ route, method }), byStatus: new Map() })
+  let cell = entry.byStatus.get(status)
+  if (cell === undefined) entry.byStatus.set(status, cell = { labels: { route, method, status: String(status) }, n: 0 })
+  cell.n++
+  entry.duration.observe(seconds)
+}
+
+function upstreamDurationOf (state: MetricsState, op: string): HistogramSeries {
+  let s = state.upstreamSeries.get(op)
+  if (s === undefined) state.upstreamSeries.set(op, s = state.upstreamDuration.series({ rpc_method: op }))
+  return s
+}
+
+/** the requests served, handed to prom-client at each scrape */
+function httpMetrics (state: MetricsState): Pick<GatewayMetrics, 'httpRequests' | 'httpDuration' | 'readCoalesced'> {
+  const { registers } = state
+  return {
     httpRequests: new Counter({
       name: 'gateway_http_requests_total',
       help: 'HTTP requests served',
       labelNames: ['route', 'method', 'status'],
       registers,
       collect () {
-        for (const byMethod of served.values()) {
+        for (const byMethod of state.served.values()) {
           for (const { byStatus } of byMethod.values()) {
             for (const cell of byStatus.values()) {
               if (cell.n === 0) continue
@@ -140,44 +176,49 @@ export function createMetrics (): GatewayMetrics {
         }
       }
     }),
-    httpDuration,
-    upstreamRequests: new Counter({ name: 'gateway_upstream_requests_total', help: 'Upstream exchanges by logical operation and outcome', labelNames: ['rpc_method', 'outcome'], registers, collect () { upstreamCalls.flush(this) } }),
+    httpDuration: state.httpDuration,
+    readCoalesced: new Counter({
+      name: 'gateway_read_coalesced_total',
+      help: 'Reads served by an identical upstream call already in flight',
+      registers,
+      // counted here, handed over at each scrape (as countedLater does)
+      collect () {
+        if (state.coalesced > 0) this.inc(state.coalesced)
+        state.coalesced = 0
+      }
+    })
+  }
+}
+
+/** the exchanges with the remote and its circuit breaker */
+function upstreamMetrics (state: MetricsState): Pick<GatewayMetrics, 'upstreamRequests' | 'upstreamCircuitState' | 'upstreamCircuitTransitions' | 'upstreamDuration'> {
+  const { registers } = state
+  return {
+    upstreamRequests: new Counter({ name: 'gateway_upstream_requests_total', help: 'Upstream exchanges by logical operation and outcome', labelNames: ['rpc_method', 'outcome'], registers, collect () { state.upstreamCalls.flush(this) } }),
     upstreamCircuitState: new Gauge({ name: 'gateway_upstream_circuit_state', help: 'The upstream circuit breaker: 0 closed, 1 half-open (one read probes), 2 open (reads refused at once)', registers }),
     upstreamCircuitTransitions: new Counter({ name: 'gateway_upstream_circuit_transitions_total', help: 'Upstream circuit breaker state changes, by the state entered', labelNames: ['to'], registers }),
-    upstreamDuration,
-    upstreamDurationOf: (op) => {
-      let s = upstreamSeries.get(op)
-      if (s === undefined) upstreamSeries.set(op, s = upstreamDuration.series({ rpc_method: op }))
-      return s
-    },
-    mutations: new Counter({ name: 'gateway_mutations_total', help: 'Mutations by operation and outcome', labelNames: ['operation', 'outcome'], registers }),
-    ambiguousMutations: new Gauge({
-      name: 'gateway_ambiguous_mutations',
-      help: 'Unresolved ambiguous mutations',
-      registers,
-      async collect () {
-        if (countAmbiguous === undefined) return
-        try {
-          this.set(await countAmbiguous())
-        } catch {
-          // an unreachable ledger leaves the last value rather than failing the whole scrape
-        }
-      }
-    }),
+    upstreamDuration: state.upstreamDuration
+  }
+}
+
+/** what the remote says it is, read from discovery at scrape time */
+function remoteGauges (state: MetricsState): Pick<GatewayMetrics, 'capabilityAvailable' | 'controllerMode' | 'protocolVersion' | 'cardSignature' | 'discovery' | 'clockOffset'> {
+  const { registers } = state
+  return {
     capabilityAvailable: new Gauge({
       name: 'gateway_capability_available',
       help: '1 when the logical capability is available',
       labelNames: ['capability'],
       registers,
       collect () {
-        for (const [capability, c] of Object.entries(readDiscovery?.().capabilities ?? {})) this.set({ capability }, c.state === 'available' ? 1 : 0)
+        for (const [capability, c] of Object.entries(state.readDiscovery?.().capabilities ?? {})) this.set({ capability }, c.state === 'available' ? 1 : 0)
       }
     }),
     controllerMode: new Gauge({
       name: 'gateway_controller_mode',
       help: '1 in controller mode, 0 in observer mode',
       registers,
-      collect () { this.set(readDiscovery?.().mode === 'controller' ? 1 : 0) }
+      collect () { this.set(state.readDiscovery?.().mode === 'controller' ? 1 : 0) }
     }),
     // which A2A generation is spoken (docs/design.md#protocol-versions): 1 for the one in use, none when none can be
     protocolVersion: new Gauge({
@@ -186,7 +227,7 @@ export function createMetrics (): GatewayMetrics {
       labelNames: ['version'],
       registers,
       collect () {
-        const v = readDiscovery?.().protocol?.version
+        const v = state.readDiscovery?.().protocol?.version
         for (const version of ['0.3', '1.0']) this.set({ version }, v === version ? 1 : 0)
       }
     }),
@@ -197,33 +238,51 @@ export function createMetrics (): GatewayMetrics {
       labelNames: ['state'],
       registers,
       collect () {
-        const s = readDiscovery?.().signature?.state
-        for (const state of ['absent', 'present', 'verified']) this.set({ state }, s === state ? 1 : 0)
+        const s = state.readDiscovery?.().signature?.state
+        for (const signature of ['absent', 'present', 'verified']) this.set({ state: signature }, s === signature ? 1 : 0)
       }
     }),
+    discovery: new Counter({ name: 'gateway_discovery_total', help: 'Agent card refreshes by outcome', labelNames: ['outcome'], registers }),
     // docs/design.md#one-clock: the peer's clock minus this replica's, as last measured (the value nearest zero its uncertainty allows)
-    clockOffset: new Gauge({ name: 'gateway_clock_offset_seconds', help: 'Offset of the ledger\'s and the remote\'s clock from this replica\'s (peer minus local), as last measured; past GATEWAY_LEASE_SAFETY_MS mutations are refused with 503 clock_skew', labelNames: ['peer'], registers }),
+    clockOffset: new Gauge({ name: 'gateway_clock_offset_seconds', help: 'Offset of the ledger\'s and the remote\'s clock from this replica\'s (peer minus local), as last measured; past GATEWAY_LEASE_SAFETY_MS mutations are refused with 503 clock_skew', labelNames: ['peer'], registers })
+  }
+}
+
+/** mutations and who may make them */
+function controlMetrics (state: MetricsState): Pick<GatewayMetrics, 'mutations' | 'ambiguousMutations' | 'authzRefusals' | 'controllerConflicts' | 'ledgerLockSessionsLost' | 'frontRequests'> {
+  const { registers } = state
+  return {
+    mutations: new Counter({ name: 'gateway_mutations_total', help: 'Mutations by operation and outcome', labelNames: ['operation', 'outcome'], registers }),
+    ambiguousMutations: new Gauge({
+      name: 'gateway_ambiguous_mutations',
+      help: 'Unresolved ambiguous mutations',
+      registers,
+      async collect () {
+        if (state.countAmbiguous === undefined) return
+        try {
+          this.set(await state.countAmbiguous())
+        } catch {
+          // an unreachable ledger leaves the last value rather than failing the whole scrape
+        }
+      }
+    }),
     // docs/design.md#grants
     authzRefusals: new Counter({ name: 'gateway_authz_refusals_total', help: 'Requests refused for want of a grant to the campaign, its project or its task (403 campaign_forbidden; the front door\'s -32010, or -32001 for a task), by reason: no_grants, campaign_not_granted, project_unknown, project_not_granted, task_unknown', labelNames: ['reason'] as const, registers }),
     // docs/design.md#controller-bindings
     controllerConflicts: new Counter({ name: 'gateway_controller_conflicts_total', help: 'Mutations refused with 403 controller_conflict: another caller identity holds the controller id', registers }),
     // docs/design.md#serialisation: a held campaign lock whose database session died; nothing relied on it
     ledgerLockSessionsLost: new Counter({ name: 'gateway_ledger_lock_sessions_lost_total', help: 'Campaign lock sessions the PostgreSQL server dropped while held (failover, terminated backend, pooler timeout); the ledger\'s insert checks still serialise', registers }),
-    discovery: new Counter({ name: 'gateway_discovery_total', help: 'Agent card refreshes by outcome', labelNames: ['outcome'], registers }),
+    frontRequests: new Counter({ name: 'gateway_a2a_requests_total', help: 'JSON-RPC requests to the A2A front door by logical method and outcome (ok, or the error code)', labelNames: ['rpc_method', 'outcome'] as const, registers })
+  }
+}
+
+/** refusals at the edges: rate limits, authentication, connections, operator files */
+function edgeMetrics (state: MetricsState): Pick<GatewayMetrics, 'rateLimited' | 'authRefused' | 'rateLimitStoreErrors' | 'connectionsDropped' | 'operatorFileRefusals'> {
+  const { registers } = state
+  return {
     rateLimited: new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused by the rate limit', labelNames: ['route'], registers }),
     authRefused: new Counter({ name: 'gateway_auth_refused_total', help: 'Authentications refused (401), by reason: missing, unknown_token, expired, not_yet_valid, malformed, algorithm, unknown_kid, signature, claims, no_keys, controller_conflict', labelNames: ['reason'], registers }),
     rateLimitStoreErrors: new Counter({ name: 'gateway_rate_limit_store_errors_total', help: 'Rate-limit store (Redis) calls that failed, or were skipped while the store backs off after a failure; the request was served (fail open)', registers }),
-    readCoalesced: new Counter({
-      name: 'gateway_read_coalesced_total',
-      help: 'Reads served by an identical upstream call already in flight',
-      registers,
-      // counted here, handed over at each scrape (as countedLater does)
-      collect () {
-        if (coalesced > 0) this.inc(coalesced)
-        coalesced = 0
-      }
-    }),
-    frontRequests: new Counter({ name: 'gateway_a2a_requests_total', help: 'JSON-RPC requests to the A2A front door by logical method and outcome (ok, or the error code)', labelNames: ['rpc_method', 'outcome'] as const, registers }),
     // reason: max_connections (the listener's cap), per_address (the bound per client address), accept_error (no descriptor left)
     connectionsDropped: new Counter({ name: 'gateway_http_connections_dropped_total', help: 'Connections closed on arrival, by listener (api, metrics) and reason (max_connections, per_address, accept_error)', labelNames: ['listener', 'reason'], registers }),
     // docs/design.md#operator-files: every series from the start, so that an alert on increase() sees the first refusal

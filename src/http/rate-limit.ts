@@ -4,7 +4,8 @@
 // store (the `redis` plugin's client); a failing store serves the request and counts the error
 // (src/http/rate-limit-store.ts): rate limiting fails open. Without Redis the same plugin's in-memory
 // store (an LRU of 10,000 keys) is called from a callback hook, synchronously: the plugin's async
-// hook cost a read ~3 % of its instructions for a count that never waits (docs/design.md#hot-path).
+// hook makes every read pay its promise and awaits for a count that never waits
+// (docs/design.md#hot-path; what it cost: BENCHMARKS.md#hot-path-choices).
 // Both answer the same headers and the same 429.
 // A front-door mutation is known only once its body is read, so `POST /a2a/` counts as a read when
 // it arrives, and the front door charges a mutation to the same control key in the same store
@@ -14,7 +15,7 @@ import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor }
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError } from '../core/errors.js'
-import { rateLimitStore } from '../http/rate-limit-store.js'
+import { rateLimitStore } from './rate-limit-store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,8 +60,8 @@ export default fp<RateLimitOptions>(async (app, opts) => {
   }
   // the headers' values as text: Node checks a header's value with a regular expression, which
   // for a number takes V8's slow path to make its text first; `'' + n` here costs less than that,
-  // and less than String(n) (~0.35 k instructions a call for a number missing V8's cache):
-  // ~1 k a read for the three (docs/design.md#hot-path)
+  // and less than String(n) for a number missing V8's cache, three values a read
+  // (docs/design.md#hot-path; the counts: BENCHMARKS.md#hot-path-choices)
   const readMax = String(opts.read)
   const controlMax = String(opts.control)
   /** the headers of @fastify/rate-limit's hook for the read or the control budget; the refusal past it, else undefined */

@@ -22,8 +22,8 @@ export default fp(async (app) => {
     app.decorate('redis', undefined)
     return
   }
-  // loaded only when configured: ioredis and its dependencies are ~15 MiB of resident memory
-  // that a gateway without Redis (the single-replica default) never uses
+  // loaded only when configured: ioredis and its dependencies take resident memory that a gateway
+  // without Redis (the single-replica default) never uses (BENCHMARKS.md#hot-path-choices)
   const { Redis: RedisClient } = await import('ioredis')
   const redis = new RedisClient(url, {
     connectTimeout: REDIS_CONNECT_TIMEOUT_MS,

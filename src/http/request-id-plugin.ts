@@ -1,7 +1,7 @@
 // x-request-id on every response (docs/design.md#errors), and the raw request marked as routed
 // (src/http/request-id.ts).
 import fp from 'fastify-plugin'
-import { markRouted } from '../http/request-id.js'
+import { markRouted } from './request-id.js'
 
 export default fp(async (app) => {
   // callback style: no promise per request (docs/design.md#hot-path)

@@ -17,9 +17,10 @@ export function genReqId (req: IncomingMessage): string {
 // body that never arrived, docs/design.md#http-edges) keeps the request's id and route. A
 // property, not a WeakMap (docs/design.md#hot-path): a WeakMap living in the old generation kept
 // every request's whole graph (request, reply, response, logger) alive through the young-generation
-// collections until the next full one — ~0.9 MB promoted per scavenge at 1,000 req/s, the
-// mark-compacts and most of the steady-rate p99. The raw request and Fastify's request already
-// point at each other, so this keeps nothing alive longer.
+// collections until the next full one: the scavenges copying them into the old generation and the
+// mark-compacts that followed made most of the steady-rate tail (BENCHMARKS.md#hot-path-choices).
+// The raw request and Fastify's request already point at each other, so this keeps nothing alive
+// longer.
 const ROUTED = Symbol('oogw.routed')
 type RoutedRaw = IncomingMessage & { [ROUTED]?: FastifyRequest }
 

@@ -15,7 +15,7 @@ export const trustedSerializer: FastifySerializerCompiler<unknown> = () => strin
  * The Argus reads' serializer: coalesced reads (docs/design.md#coalescing) resolve every waiter
  * with the one answer object the shared upstream call produced, which nothing mutates after; its
  * text is made once and handed to each waiter as the same string — which the secret guard, having
- * found it clean for the first, passes for the others by identity (src/plugins/secret-guard.ts).
+ * found it clean for the first, passes for the others by identity (src/http/secret-guard.ts).
  * One entry, per route: the last answer object and its text.
  */
 export const sharedAnswerSerializer: FastifySerializerCompiler<unknown> = () => {

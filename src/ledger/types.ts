@@ -173,19 +173,14 @@ export interface FrontSend {
   createdAt: number
 }
 
-export interface Ledger {
-  /** which store this is (logs, tests); the control plane asks for a capability, never this */
-  readonly kind: 'sqlite' | 'postgres'
-  /**
-   * this process is the store's only writer (SQLite: one process owns the file), so at start no
-   * other process can still be waiting on one of its pending records
-   */
-  readonly singleWriter: boolean
-  /**
-   * the ledger's clock, ms since the epoch: PostgreSQL's own, or this process's for SQLite. Every
-   * deadline is written and judged on it (docs/design.md#one-clock)
-   */
-  now: () => Promise<number>
+/*
+ * The ledger's roles (docs/design.md#ledger): each consumer takes only the roles it calls, so what
+ * a module can touch of storage is read off its parameter types. `Ledger` is all of them at once:
+ * what a store implements and the app holds.
+ */
+
+/** the mutation records and the checks that serialise a campaign's (docs/design.md#serialisation) */
+export interface RecordStore {
   /**
    * the campaign's generation and blocker, read before a mutation's lease checks; with it, when
    * asked, a request id's record and the campaign's lease view, as of the same moment (one
@@ -242,7 +237,25 @@ export interface Ledger {
   /** every pending record becomes ambiguous (SQLite start: this process owns the file) */
   expireAllPending: (at: number) => Promise<string[]>
   countAmbiguous: () => Promise<number>
+  /**
+   * the campaigns whose records name this task (a submission that made it, a cancel that targeted
+   * it), in campaign id order; none for a task no recorded mutation named (docs/design.md#grants)
+   */
+  campaignsOfTask: (taskId: string) => Promise<string[]>
+}
 
+/** the per-campaign lock: a queue, relied on for nothing (docs/design.md#serialisation) */
+export interface CampaignLockStore {
+  /**
+   * queues mutations of one campaign (across replicas where the store allows it); waits at most
+   * `waitMs`, then returns undefined. The returned function releases the lock. Nothing depends on
+   * holding it: the insert's checks serialise (docs/design.md#serialisation)
+   */
+  lockCampaign: (campaignId: string, waitMs: number) => Promise<(() => Promise<void>) | undefined>
+}
+
+/** each campaign's lease view: local state can refuse, never authorise */
+export interface LeaseStore {
   getLease: (campaignId: string) => Promise<LeaseView | undefined>
   /** a lease seen from the remote (null: none); raises maxEpochSeen, marks it known */
   putLease: (campaignId: string, lease: LeaseView['lease'], at: number) => Promise<void>
@@ -250,33 +263,18 @@ export interface Ledger {
   markLeaseUnknown: (campaignId: string, at: number) => Promise<void>
   /** at start: nothing known before a restart is trusted (maxEpochSeen stays) */
   forgetAllLeases: (at: number) => Promise<void>
+}
 
+/** each campaign's bound task */
+export interface BoundTaskStore {
   getBoundTask: (campaignId: string) => Promise<BoundTask | undefined>
   setBoundTask: (b: BoundTask) => Promise<void>
   /** the campaign has no bound task (a submission acknowledged applied without its task id) */
   clearBoundTask: (campaignId: string) => Promise<void>
+}
 
-  /**
-   * queues mutations of one campaign (across replicas where the store allows it); waits at most
-   * `waitMs`, then returns undefined. The returned function releases the lock. Nothing depends on
-   * holding it: the insert's checks serialise (docs/design.md#serialisation)
-   */
-  lockCampaign: (campaignId: string, waitMs: number) => Promise<(() => Promise<void>) | undefined>
-
-  /**
-   * the audit trail in creation order (created_at, then request id), a page at a time: the
-   * records after `after`, from `since` on, of one campaign if given (docs/design.md#operating-the-ledger)
-   */
-  exportRecords: (o: { since?: number; campaignId?: string; after?: RecordPosition; limit: number }) => Promise<MutationRecord[]>
-  /**
-   * retention: removes the params, answer and resolution note of at most `limit` resolved
-   * records (applied, rejected, not_applied) last changed before `before` and not pruned yet;
-   * the record itself stays forever (docs/design.md#request-ids-are-forever); answers how many
-   */
-  pruneResolvedBefore: (before: number, limit: number, at: number) => Promise<number>
-  /** how many records the ledger holds (retention tests, operators) */
-  countRecords: () => Promise<number>
-
+/** controller ids bound to caller identities (docs/design.md#controller-bindings) */
+export interface BindingStore {
   /**
    * binds a controller id to an identity unless another holds it (ids that differ only in
    * letter case are one); answers the binding in force afterwards, this one or the other's
@@ -292,6 +290,10 @@ export interface Ledger {
    * lease last seen live may still be (docs/design.md#controller-bindings); in campaign id order
    */
   liveLeasesOf: (controllerId: string, nowMs: number) => Promise<string[]>
+}
+
+/** the A2A front door's sends (docs/design.md#front-door) */
+export interface FrontSendStore {
   /** the front door's send of this identity and message id, if any */
   getFrontSend: (identity: string, messageId: string) => Promise<FrontSend | undefined>
   /** inserts the send unless the identity already used the message id; answers the send in force */
@@ -300,17 +302,15 @@ export interface Ledger {
   settleFrontSend: (identity: string, messageId: string, r: { taskId?: string; answer?: unknown }) => Promise<void>
   /** the send of this identity that created the task; undefined when the task is not the identity's */
   frontTaskOf: (identity: string, taskId: string) => Promise<FrontSend | undefined>
+}
+
+/** the ledger's clock and the remote's measured against it (docs/design.md#one-clock) */
+export interface ClockStore {
   /**
-   * the campaigns whose records name this task (a submission that made it, a cancel that targeted
-   * it), in campaign id order; none for a task no recorded mutation named (docs/design.md#grants)
+   * the ledger's clock, ms since the epoch: PostgreSQL's own, or this process's for SQLite. Every
+   * deadline is written and judged on it (docs/design.md#one-clock)
    */
-  campaignsOfTask: (taskId: string) => Promise<string[]>
-  /**
-   * retention: deletes at most `limit` front-door reads sent before `before`, their stored answers
-   * with them (a repeat after that is a fresh read); answers how many. Submissions stay: their
-   * hash and task owner are kept as long as the request id (docs/design.md#request-ids-are-forever)
-   */
-  pruneFrontReadsBefore: (before: number, limit: number) => Promise<number>
+  now: () => Promise<number>
   /**
    * this replica's last measurement of the remote's clock against the ledger's (remote minus
    * ledger, ms), stamped with the ledger's own clock (docs/design.md#one-clock)
@@ -318,10 +318,50 @@ export interface Ledger {
   putRemoteClock: (instanceId: string, m: { lo: number; hi: number }) => Promise<void>
   /** the freshest measurement any replica wrote no more than `maxAgeMs` ago on the ledger's clock, with its age */
   freshRemoteClock: (maxAgeMs: number) => Promise<{ lo: number; hi: number; ageMs: number } | undefined>
+}
+
+/** retention (docs/design.md#request-ids-are-forever) */
+export interface RetentionStore {
+  /**
+   * removes the params, answer and resolution note of at most `limit` resolved records (applied,
+   * rejected, not_applied) last changed before `before` and not pruned yet; the record itself
+   * stays forever (docs/design.md#request-ids-are-forever); answers how many
+   */
+  pruneResolvedBefore: (before: number, limit: number, at: number) => Promise<number>
+  /**
+   * deletes at most `limit` front-door reads sent before `before`, their stored answers with them
+   * (a repeat after that is a fresh read); answers how many. Submissions stay: their hash and task
+   * owner are kept as long as the request id (docs/design.md#request-ids-are-forever)
+   */
+  pruneFrontReadsBefore: (before: number, limit: number) => Promise<number>
+  /** how many records the ledger holds (retention tests, operators) */
+  countRecords: () => Promise<number>
+}
+
+/** what an operator takes out of the ledger (docs/design.md#operating-the-ledger) */
+export interface ExportStore {
+  /**
+   * the audit trail in creation order (created_at, then request id), a page at a time: the
+   * records after `after`, from `since` on, of one campaign if given (docs/design.md#operating-the-ledger)
+   */
+  exportRecords: (o: { since?: number; campaignId?: string; after?: RecordPosition; limit: number }) => Promise<MutationRecord[]>
   /** SQLite only: a consistent copy of the file, taken online (PostgreSQL has pg_dump) */
   backupTo?: (file: string) => Promise<void>
+}
 
+/** the store itself: what it is, whether it serves, and its end */
+export interface LedgerLifecycle {
+  /** which store this is (logs, tests); the control plane asks for a capability, never this */
+  readonly kind: 'sqlite' | 'postgres'
+  /**
+   * this process is the store's only writer (SQLite: one process owns the file), so at start no
+   * other process can still be waiting on one of its pending records
+   */
+  readonly singleWriter: boolean
   /** reachable and writable enough to serve (readiness) */
   ping: () => Promise<boolean>
   close: () => Promise<void>
 }
+
+export interface Ledger extends RecordStore, CampaignLockStore, LeaseStore, BoundTaskStore, BindingStore,
+  FrontSendStore, ClockStore, RetentionStore, ExportStore, LedgerLifecycle {}

@@ -130,7 +130,7 @@ export const transform: SwaggerTransform = ({ schema, url, route }) => {
   if (typeof rest.operationId !== 'string') throw new Error(`${where}: every documented route needs an operationId`)
   if (answers === undefined) throw new Error(`${where}: declare its answers with answers() (schemas/responses.ts)`)
   const out: Json = { ...rest }
-  // the scope the route needs (src/plugins/auth.ts), first thing a caller reads
+  // the scope the route needs (src/http/auth.ts), first thing a caller reads
   const scope = route.config?.scope
   if (scope !== undefined) out.description = [`Needs the \`${scope}\` scope.`, rest.description].filter((x) => typeof x === 'string' && x !== '').join(' ')
   for (const [part, s] of Object.entries({ headers, querystring, params, body })) {

@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { createDiscovery, type Discovery } from '../discovery/discovery.js'
-import { trustedKeysFromFile } from '../discovery/trusted-keys.js'
+import { trustedKeysFromFile } from '../core/trusted-keys.js'
 
 declare module 'fastify' {
   interface FastifyInstance { discovery: Discovery }

@@ -2,13 +2,13 @@
 // reads, validated with zod. It receives the environment from the CLI and never reads
 // process.env itself. It imports nothing of the gateway's configuration (src/config/): the
 // qualification stands apart from the gateway it qualifies (docs/design.md#walls,
-// test/qualify/import-wall.test.ts); the URL rules are the gateway's own (src/upstream/url.ts).
+// test/qualify/import-wall.test.ts); the URL rules are the gateway's own (src/core/upstream-url.ts).
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { inlineOrFile, readSecretFile } from '../core/env-files.js'
-import { parseOpenOperatorUrl } from '../upstream/url.js'
+import { parseOpenOperatorUrl } from '../core/upstream-url.js'
 import type { JSONWebKeySet } from 'jose'
-import { parseJwks } from '../discovery/trusted-keys.js'
+import { parseJwks } from '../core/trusted-keys.js'
 
 export type QualifyEnv = Record<string, string | undefined>
 

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { rootCertificates } from 'node:tls'
 import { Pool } from 'undici'
-import { BodyTooLarge, readCappedBody } from '../http/capped-body.js'
+import { BodyTooLarge, readCappedBody } from '../core/capped-body.js'
 import type { QualifyConfig } from './config.js'
 import { ProbeFailure } from './types.js'
 

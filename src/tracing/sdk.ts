@@ -1,5 +1,5 @@
 // Starts OpenTelemetry tracing for this process (docs/design.md#tracing), once, only when the
-// configuration says so (src/tracing/env.ts). Every OpenTelemetry module is imported here,
+// configuration says so (src/config/tracing.ts). Every OpenTelemetry module is imported here,
 // dynamically: a gateway without tracing loads none of them and runs no tracing code at all.
 // The SDK follows the OpenTelemetry environment conventions itself (OTEL_TRACES_EXPORTER,
 // OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT/PROTOCOL/HEADERS, OTEL_TRACES_SAMPLER, OTEL_SERVICE_NAME,

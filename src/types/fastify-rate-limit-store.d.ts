@@ -14,7 +14,7 @@ declare module '@fastify/rate-limit/store/RedisStore.js' {
 }
 
 // Its in-memory store (a fixed window per key in an LRU of `cache` keys), which the gateway calls
-// synchronously when there is no Redis (src/plugins/rate-limit.ts).
+// synchronously when there is no Redis (src/http/rate-limit.ts).
 declare module '@fastify/rate-limit/store/LocalStore.js' {
   type Callback = (err: Error | null, result: { current: number; ttl: number }) => void
   export interface LocalStoreInstance {

@@ -63,103 +63,125 @@ export function freeTimes (held: LiveList<Ticket>, slots: number, t: number, avg
   return sorted ? out : out.sort((a, b) => a - b)
 }
 
-export function createReadGate (o: ReadGateOptions): ReadGate {
-  const slots = Math.max(1, Math.min(o.slots, o.max))
-  const now = o.now ?? Date.now
-  const waiting: Waiter[] = []
-  // in the order taken; a list, not a Set, which kept tickets into the old generation (src/core/live-list.ts)
-  const held = new LiveList<Held>()
-  let averageMs: number | undefined
-
-  const shed = (): UpstreamCallError =>
-    new UpstreamCallError('saturated', { nothingSent: true, retryAfterSeconds: retryAfterSeconds(averageMs) })
-
+/** what one gate holds (createReadGate): its bound, its clock, the waiters and the held sockets, the estimate */
+interface GateState {
+  readonly slots: number
+  readonly max: number
+  readonly now: () => number
+  readonly waiting: Waiter[]
+  /** in the order taken; a list, not a Set, which kept tickets into the old generation (src/core/live-list.ts) */
+  readonly held: LiveList<Held>
+  /** how long a representative read holds its socket, a moving average; undefined before the first */
+  averageMs: number | undefined
   /** freeTimes' array, reused: each caller reads it at once (docs/design.md#hot-path) */
-  const freeScratch: number[] = []
-  const freeAt = (t: number, avg: number): number[] => freeTimes(held, slots, t, avg, freeScratch)
+  readonly freeScratch: number[]
+}
 
-  /**
-   * Plus a quarter of the average as a margin: the average is an estimate, and a read predicted
-   * to end just at its deadline would most likely hold a socket only to time out.
-   */
-  function expectedEnd (free: number[], position: number, avg: number): number {
-    return free[position % slots]! + (Math.floor(position / slots) + 1) * avg + avg / 4
+export function createReadGate (o: ReadGateOptions): ReadGate {
+  const g: GateState = {
+    slots: Math.max(1, Math.min(o.slots, o.max)),
+    max: o.max,
+    now: o.now ?? Date.now,
+    waiting: [],
+    held: new LiveList<Held>(),
+    averageMs: undefined,
+    freeScratch: []
   }
-
-  function leave (w: Waiter): void {
-    w.signal?.removeEventListener('abort', w.onAbort)
-    if (w.timer !== undefined) clearTimeout(w.timer)
-  }
-
-  /** after the estimate changes: a waiter that can no longer finish in time goes now, not at its deadline */
-  function shedFutile (): void {
-    if (averageMs === undefined || waiting.length === 0) return
-    const free = freeAt(now(), averageMs)
-    let position = 0
-    for (let i = 0; i < waiting.length; i++) {
-      const w = waiting[i]!
-      if (expectedEnd(free, position, averageMs) <= w.deadline) { position++; continue }
-      waiting.splice(i--, 1)
-      leave(w)
-      w.reject(shed())
-    }
-  }
-
-  function admit (): void {
-    while (held.size < slots && waiting.length > 0) {
-      const w = waiting.shift()!
-      leave(w)
-      w.resolve(take())
-    }
-  }
-
-  function take (): Ticket {
-    const t: Held = { start: now(), node: undefined }
-    t.node = held.add(t)
-    return t
-  }
-
   return {
-    acquire: async (deadline, signal, priority = false) => {
-      if (held.size < slots && waiting.length === 0) return take()
-      if (!priority) {
-        if (held.size + waiting.length >= o.max) throw shed()
-        if (averageMs !== undefined && expectedEnd(freeAt(now(), averageMs), waiting.length, averageMs) > deadline) throw shed()
-      }
-      if (signal?.aborted === true) throw new UpstreamCallError('timeout', { nothingSent: true })
-      return await new Promise<Ticket>((resolve, reject) => {
-        const w: Waiter = {
-          deadline,
-          resolve,
-          reject,
-          signal,
-          timer: undefined,
-          onAbort: () => {
-            const i = waiting.indexOf(w)
-            if (i < 0) return
-            waiting.splice(i, 1)
-            leave(w)
-            reject(new UpstreamCallError('timeout', { nothingSent: true }))
-          }
-        }
-        signal?.addEventListener('abort', w.onAbort, { once: true })
-        w.timer = setTimeout(w.onAbort, Math.max(0, deadline - now()))
-        w.timer.unref()
-        if (priority) waiting.unshift(w)
-        else waiting.push(w)
-      })
-    },
-    release: (ticket, representative) => {
-      const node = (ticket as Held).node
-      if (node?.item === undefined) return
-      held.remove(node)
-      if (representative) {
-        const heldMs = now() - ticket.start
-        averageMs = averageMs === undefined ? heldMs : averageMs + ALPHA * (heldMs - averageMs)
-        shedFutile()
-      }
-      admit()
-    },
-    stats: () => ({ inFlight: held.size, waiting: waiting.length, averageMs })
+    acquire: (deadline, signal, priority) => acquire(g, deadline, signal, priority),
+    release: (ticket, representative) => { release(g, ticket, representative) },
+    stats: () => ({ inFlight: g.held.size, waiting: g.waiting.length, averageMs: g.averageMs })
   }
+}
+
+async function acquire (g: GateState, deadline: number, signal: AbortSignal | undefined, priority = false): Promise<Ticket> {
+  if (g.held.size < g.slots && g.waiting.length === 0) return take(g)
+  if (!priority) {
+    if (g.held.size + g.waiting.length >= g.max) throw shed(g)
+    if (g.averageMs !== undefined && expectedEnd(g, freeAt(g, g.now(), g.averageMs), g.waiting.length, g.averageMs) > deadline) throw shed(g)
+  }
+  if (signal?.aborted === true) throw new UpstreamCallError('timeout', { nothingSent: true })
+  return await new Promise<Ticket>((resolve, reject) => {
+    const w: Waiter = {
+      deadline,
+      resolve,
+      reject,
+      signal,
+      timer: undefined,
+      onAbort: () => {
+        const i = g.waiting.indexOf(w)
+        if (i < 0) return
+        g.waiting.splice(i, 1)
+        leave(w)
+        reject(new UpstreamCallError('timeout', { nothingSent: true }))
+      }
+    }
+    signal?.addEventListener('abort', w.onAbort, { once: true })
+    w.timer = setTimeout(w.onAbort, Math.max(0, deadline - g.now()))
+    w.timer.unref()
+    if (priority) g.waiting.unshift(w)
+    else g.waiting.push(w)
+  })
+}
+
+function release (g: GateState, ticket: Ticket, representative: boolean): void {
+  const node = (ticket as Held).node
+  if (node?.item === undefined) return
+  g.held.remove(node)
+  if (representative) {
+    const heldMs = g.now() - ticket.start
+    g.averageMs = g.averageMs === undefined ? heldMs : g.averageMs + ALPHA * (heldMs - g.averageMs)
+    shedFutile(g)
+  }
+  admit(g)
+}
+
+function shed (g: GateState): UpstreamCallError {
+  return new UpstreamCallError('saturated', { nothingSent: true, retryAfterSeconds: retryAfterSeconds(g.averageMs) })
+}
+
+function freeAt (g: GateState, t: number, avg: number): number[] {
+  return freeTimes(g.held, g.slots, t, avg, g.freeScratch)
+}
+
+/**
+ * Plus a quarter of the average as a margin: the average is an estimate, and a read predicted
+ * to end just at its deadline would most likely hold a socket only to time out.
+ */
+function expectedEnd (g: GateState, free: number[], position: number, avg: number): number {
+  return free[position % g.slots]! + (Math.floor(position / g.slots) + 1) * avg + avg / 4
+}
+
+function leave (w: Waiter): void {
+  w.signal?.removeEventListener('abort', w.onAbort)
+  if (w.timer !== undefined) clearTimeout(w.timer)
+}
+
+/** after the estimate changes: a waiter that can no longer finish in time goes now, not at its deadline */
+function shedFutile (g: GateState): void {
+  const averageMs = g.averageMs
+  if (averageMs === undefined || g.waiting.length === 0) return
+  const free = freeAt(g, g.now(), averageMs)
+  let position = 0
+  for (let i = 0; i < g.waiting.length; i++) {
+    const w = g.waiting[i]!
+    if (expectedEnd(g, free, position, averageMs) <= w.deadline) { position++; continue }
+    g.waiting.splice(i--, 1)
+    leave(w)
+    w.reject(shed(g))
+  }
+}
+
+function admit (g: GateState): void {
+  while (g.held.size < g.slots && g.waiting.length > 0) {
+    const w = g.waiting.shift()!
+    leave(w)
+    w.resolve(take(g))
+  }
+}
+
+function take (g: GateState): Ticket {
+  const t: Held = { start: g.now(), node: undefined }
+  t.node = g.held.add(t)
+  return t
 }

@@ -3,7 +3,9 @@
 // the README stays short and keeps the two commands CI and a hook look for; every relative link
 // of every document (the typed client's README included) resolves, its #anchor a heading by
 // GitHub's slug rules or an explicit <a id>, and so does every `docs/<file>.md#<anchor>` cited
-// anywhere in the repository (code comments cite design.md by anchor); the configuration table
+// anywhere in the repository (code comments cite design.md by anchor); an explicit <a id> sits on
+// the heading it names (so a citation lands on its section); design.md's table of the contract's
+// rules names files that exist, functions they hold and tests by their exact titles; the configuration table
 // lists exactly the variables the configuration reads; docs/api.md documents every route the
 // gateway serves, each with a curl; the README's tour runs every control route; every file in
 // bench/results/ is cited by a document, and every cited one is kept.
@@ -111,6 +113,53 @@ function section (md: string, heading: string): string {
   return lines.slice(start, end < 0 ? undefined : end).join('\n')
 }
 
+/** a document's lines, those of fenced code blocks blanked (so line numbers stay) */
+const proseLines = (md: string): string[] =>
+  md.replace(/^[ \t]*(```|~~~)[^\n]*\n[\s\S]*?^[ \t]*\1[ \t]*$/gm, (block) => block.replace(/[^\n]/g, '')).split('\n')
+
+const ATX_HEADING = /^ {0,3}#{1,6}[ \t]/
+/** a line of nothing but `<a id>`s */
+const ID_LINE = /^(?:<a id="[^"]+"><\/a>)+\s*$/
+/** a paragraph led by a bold run-in heading, its `<a id>`s first: `<a id="x"></a>**Title.** …` */
+const RUN_IN = /^(?:<a id="[^"]+"><\/a>)*\*\*(.+?)\*\*/
+
+/**
+ * Where each explicit `<a id>` of a document lands, and what is wrong with it, if anything. An id
+ * must sit on the heading it names: in the heading's line (an ATX heading or a bold run-in heading
+ * that opens its paragraph), or on lines of ids alone directly above it — several stacked are fine.
+ * And it must name that heading: one of its words (three letters or more, not a number) begins as a
+ * word of the heading begins, so an id left above the next section (as `hot-path` once sat above
+ * "A2A front door") is refused. `aliases` are ids kept for a heading renamed since, checked by hand.
+ */
+function misplacedIds (md: string, file: string, aliases: ReadonlySet<string> = new Set()): string[] {
+  const lines = proseLines(md)
+  const problems: string[] = []
+  const words = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w !== '')
+  const names = (id: string, heading: string): boolean => {
+    const headingWords = words(heading.replace(/<[^>]*>/g, ' '))
+    return id.split('-').filter((w) => w.length >= 3 && !/^\d+$/.test(w))
+      .some((w) => headingWords.some((h) => h.startsWith(w.slice(0, 4))))
+  }
+  lines.forEach((line, i) => {
+    for (const m of line.matchAll(/<a id="([^"]+)"><\/a>/g)) {
+      const id = m[1]!
+      let heading: string | undefined
+      if (ATX_HEADING.test(line)) heading = line
+      else if (RUN_IN.test(line)) heading = RUN_IN.exec(line)![1]
+      else if (ID_LINE.test(line)) {
+        let next = i + 1
+        while (next < lines.length && ID_LINE.test(lines[next]!)) next++
+        const below = lines[next] ?? ''
+        if (ATX_HEADING.test(below)) heading = below
+        else if (RUN_IN.test(below)) heading = RUN_IN.exec(below)![1]
+      }
+      if (heading === undefined) problems.push(`${file}:${i + 1}: #${id} is on no heading (an <a id> goes in its heading's line, or on lines of ids alone directly above it)`)
+      else if (!names(id, heading) && !aliases.has(`${file}#${id}`)) problems.push(`${file}:${i + 1}: #${id} sits on "${heading.trim()}", which it does not name`)
+    }
+  })
+  return problems
+}
+
 describe('the front page', () => {
   const readme = read('README.md')
 
@@ -197,6 +246,48 @@ describe('links and citations', () => {
     expect(broken).toEqual([])
   })
 
+  it('every BENCHMARKS.md#<anchor> or RELIABILITY.md#<anchor> cited outside Markdown resolves', () => {
+    // a comment's figure lives in BENCHMARKS.md (docs/design.md#where-rules-live): its citation must land
+    const broken: string[] = []
+    let cited = 0
+    for (const file of CITING.filter((f) => !f.endsWith('.md'))) {
+      for (const m of read(file).matchAll(/\b(BENCHMARKS|RELIABILITY)\.md#([\w-]+)/g)) {
+        cited++
+        const problem = resolves(`${m[1]!}.md`, m[2])
+        if (problem !== undefined) broken.push(`${file}: ${m[0]}: ${problem}`)
+      }
+    }
+    expect(cited).toBeGreaterThan(10)
+    expect(broken).toEqual([])
+  })
+
+  it('every <a id> sits on the heading it names', () => {
+    // ids kept for headings renamed since: the routes are /v1/upstream, the records' routes
+    const aliases = new Set(['docs/api.md#upstream', 'docs/api.md#request-routes'])
+    const ids = DOCS.flatMap((doc) => [...read(doc).matchAll(/<a id="/g)])
+    expect(ids.length).toBeGreaterThan(150)
+    expect(DOCS.flatMap((doc) => misplacedIds(read(doc), doc, aliases))).toEqual([])
+  })
+
+  it('refuses an <a id> that is on no heading, or on one it does not name', () => {
+    const md = [
+      '# A document', '',
+      // the defect this check was written for: an id left stacked above the next section's heading
+      '<a id="hot-path"></a>', '<a id="front-door"></a>', '### A2A front door', '', 'Text.', '',
+      '<a id="stray"></a>', 'A paragraph, not a heading.', '',
+      'Prose with <a id="inline"></a> an id inside.', '',
+      '<a id="single-shot"></a>**Single-shot on the wire.** A run-in heading.', '',
+      '<a id="rules"></a>', '**The rules.** A run-in heading on the line below its id.', '',
+      '```', '<a id="in-code"></a>', '```', '',
+      '### Hot path <a id="hot-path-rules"></a>', '', '<a id="renamed"></a>', '## The remote'
+    ].join('\n')
+    expect(misplacedIds(md, 'a.md', new Set(['a.md#renamed']))).toEqual([
+      'a.md:3: #hot-path sits on "### A2A front door", which it does not name',
+      expect.stringMatching(/^a\.md:9: #stray is on no heading/),
+      expect.stringMatching(/^a\.md:12: #inline is on no heading/)
+    ])
+  })
+
   it('a citation of a README section names a section the README has', () => {
     const readmeHeadings = new Set([...prose(read('README.md')).matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!))
     const broken: string[] = []
@@ -220,12 +311,78 @@ describe('links and citations', () => {
   })
 })
 
+describe('docs/design.md', () => {
+  const doc = read('docs/design.md')
+  const escaped = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+  /** the table of the contract's rules: § | rule | enforced in | proved by */
+  const rows = section(doc, '### The contract\'s rules: where each is enforced, what proves it').split('\n')
+    .filter((l) => /^\| \d+ \|/.test(l))
+    .map((l) => {
+      const [clause, rule, enforced, proved] = l.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim()) as [string, string, string, string]
+      return { clause, rule, enforced, proved }
+    })
+
+  /** "`fn` in `path`" pairs and bare "`path`"s of a row's enforcing cell */
+  const enforcers = (cell: string): Array<{ name?: string, path: string }> =>
+    [...cell.matchAll(/`([^`]+)`(?: in `([^`]+)`)?/g)].map((m) => m[2] === undefined ? { path: m[1]! } : { name: m[1]!, path: m[2]! })
+
+  /** a row's tests: each `test/…` path, then the "titles" of tests in it */
+  const proofs = (cell: string): Array<{ path: string, title: string }> => {
+    const out: Array<{ path: string, title: string }> = []
+    let path: string | undefined
+    for (const m of cell.matchAll(/`([^`]+)`|"([^"]+)"/g)) {
+      if (m[1] !== undefined) path = m[1]
+      else out.push({ path: path ?? '(no file named)', title: m[2]! })
+    }
+    return out
+  }
+
+  it('has a row for every rule of the contract\'s §6 and §12–§14, each naming where it is enforced and a test', () => {
+    expect(rows.length).toBeGreaterThan(50)
+    expect(new Set(rows.map((r) => r.clause))).toEqual(new Set(['6', '12', '13', '14']))
+    for (const r of rows) {
+      expect(enforcers(r.enforced).length, r.rule).toBeGreaterThan(0)
+      expect(proofs(r.proved).length, r.rule).toBeGreaterThan(0)
+    }
+  })
+
+  it('its rules table names source files that exist and hold the function named with them', () => {
+    const broken: string[] = []
+    for (const r of rows) {
+      for (const { name, path } of enforcers(r.enforced)) {
+        if (!existsSync(join(root, path))) broken.push(`${path} does not exist (${r.rule})`)
+        else if (name !== undefined && !new RegExp(`\\b${escaped(name)}\\b`).test(read(path))) broken.push(`${path} has no ${name} (${r.rule})`)
+      }
+    }
+    expect(broken).toEqual([])
+  })
+
+  it('its rules table names test files that exist and hold a test of exactly each title quoted', () => {
+    const broken: string[] = []
+    for (const r of rows) {
+      for (const { path, title } of proofs(r.proved)) {
+        if (!/^test\/.+\.ts$/.test(path) || !existsSync(join(root, path))) {
+          broken.push(`${path} is no test file (${title})`)
+          continue
+        }
+        // the title as the first argument of it/test/describe (it.skipIf(…)( too), quoted any way; a ' may be escaped
+        const literal = escaped(title).replace(/'/g, "\\\\?'")
+        const call = new RegExp(`\\b(?:it|test|describe)(?:\\.\\w+)*(?:\\([^()]*\\))?\\(\\s*(['"\`])${literal}\\1`)
+        if (!call.test(read(path))) broken.push(`${path} has no test titled "${title}"`)
+      }
+    }
+    expect(broken).toEqual([])
+  })
+})
+
 describe('docs/operating.md', () => {
   const doc = read('docs/operating.md')
 
   it('its configuration table lists every variable src/config/ reads, and no other', () => {
     // every file of the configuration: the schema in one, the X / X_FILE pairs and env.X in others
-    const source = readdirSync(join(root, 'src/config')).filter((f) => f.endsWith('.ts')).sort().map((f) => read(`src/config/${f}`)).join('\n')
+    // (src/config/tracing.ts's OTEL_* below: one row, the others in "Tracing")
+    const source = readdirSync(join(root, 'src/config')).filter((f) => f.endsWith('.ts') && f !== 'tracing.ts').sort().map((f) => read(`src/config/${f}`)).join('\n')
     const schemaStart = source.indexOf('const EnvSchema = z.object({')
     const schema = source.slice(schemaStart, source.indexOf('\n})', schemaStart))
     const reads = new Set([
@@ -233,8 +390,8 @@ describe('docs/operating.md', () => {
       ...[...source.matchAll(/pick\('([A-Z0-9_]+)', '([A-Z0-9_]+)'\)/g)].flatMap((m) => [m[1]!, m[2]!]),
       ...[...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!)
     ])
-    // tracing is read by loadConfig through src/tracing/env.ts: one row, the others in "Tracing"
-    const tracing = [...read('src/tracing/env.ts').matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!)
+    // tracing is read by loadConfig through src/config/tracing.ts: one row, the others in "Tracing"
+    const tracing = [...read('src/config/tracing.ts').matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!)
     const table = section(doc, '## Configuration')
     const rows = [...table.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((m) => m[1]!)
     expect(reads.size).toBeGreaterThan(40)

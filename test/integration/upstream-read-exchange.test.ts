@@ -1,4 +1,4 @@
-// A JSON-RPC read's exchange (src/upstream/client.ts `rpcExchange`, docs/design.md#hot-path):
+// A JSON-RPC read's exchange (src/upstream/client/rpc-exchange.ts `rpcExchange`, docs/design.md#hot-path):
 // undici's handler interface instead of `request`, with the same rules, each shown against a
 // purpose-built upstream on a real socket — the whole answer within the read deadline however
 // slowly it trickles (bodyTimeout alone is renewed by every byte), the byte cap declared and

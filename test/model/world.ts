@@ -82,7 +82,7 @@ export const METHOD: Record<Op, string> = {
 const METHOD_V1: Record<Op, string> = { ...METHOD, submit: 'SendMessage', cancel: 'CancelTask' }
 export const methodsOf = (protocol: 'v0.3' | 'v1.0'): Record<Op, string> => protocol === 'v1.0' ? METHOD_V1 : METHOD
 
-/** the campaign locks' advisory key namespace (src/ledger/postgres/postgres-ledger.ts) */
+/** the campaign locks' advisory key namespace (src/ledger/postgres/locks.ts) */
 const LOCK_NAMESPACE = 726_011
 
 export interface WorldOptions {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect } from 'vitest'
 import { parse } from 'yaml'
-import { createMetrics } from '../../src/plugins/metrics.js'
+import { createMetrics } from '../../src/http/metrics.js'
 import { it } from '../helpers/fixtures.js'
 import { call } from '../helpers/http.js'
 

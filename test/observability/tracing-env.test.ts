@@ -1,6 +1,6 @@
-// When tracing is on (src/tracing/env.ts): the OpenTelemetry environment conventions, off by default.
+// When tracing is on (src/config/tracing.ts): the OpenTelemetry environment conventions, off by default.
 import { describe, expect, it } from 'vitest'
-import { tracingEnabled } from '../../src/tracing/env.js'
+import { tracingEnabled } from '../../src/config/tracing.js'
 
 describe('tracingEnabled', () => {
   it('is off with no OpenTelemetry variable', () => {

@@ -13,7 +13,7 @@ import { signedForm, verifyCard } from '../../src/discovery/card-signature.js'
 
 // the whole card without its empty members: the form the simulator signs, as the SDK's cleanEmpty leaves it
 const canonicalCardPayload = (card: Record<string, unknown>): string => cardPayload(card, 'whole')
-import { parseJwks } from '../../src/discovery/trusted-keys.js'
+import { parseJwks } from '../../src/core/trusted-keys.js'
 
 const CARD = {
   name: 'OpenOperator',

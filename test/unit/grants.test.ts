@@ -4,7 +4,7 @@
 // campaign unless GATEWAY_REQUIRE_GRANTS, control implying read), and a JWT caller's grants from
 // its mapped claims.
 import { describe, expect, it } from 'vitest'
-import { parseCallers } from '../../src/callers/static.js'
+import { parseCallers } from '../../src/config/callers.js'
 import { callerOf } from '../../src/callers/jwt.js'
 import { matchesAny, reachOf, everyCampaign, mayReach } from '../../src/callers/grants.js'
 import { JwtClaimsSchema, type Caller } from '../../schemas/callers.js'

@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { importCircles, root } from '../helpers/import-graph.js'
+import { importCircles, importGraph, root } from '../helpers/import-graph.js'
+import { LAYERS, layerOf } from '../../scripts/layers.js'
 
 describe('import circles', () => {
   it('the walk finds a circle, type-only imports and a file importing itself included', () => {
@@ -27,5 +28,21 @@ describe('import circles', () => {
   it('src/, routes/ and schemas/ import in one direction only: no circle', () => {
     const circles = importCircles(root, { only: ['src', 'routes', 'schemas'] })
     expect(circles).toEqual([])
+  })
+
+  // layers that point one way (docs/design.md#layers): the folders of src/ as nodes
+  const folderOf = (file: string): string => file.includes('/') ? file.slice(0, file.indexOf('/')) : '.'
+
+  it('the folders of src/ form no circle either', () => {
+    expect(importCircles(join(root, 'src'), { group: folderOf })).toEqual([])
+  })
+
+  it('every folder of src/ has a layer, and imports only folders of a lower one (the lint rule, checked from the graph)', () => {
+    const graph = importGraph(join(root, 'src'), { group: folderOf })
+    const unlisted = [...graph.keys()].filter((f) => f !== 'types' && layerOf(f) === undefined)
+    expect(unlisted, 'each folder of src/ named in scripts/layers.js').toEqual([])
+    const climbing = [...graph].flatMap(([from, tos]) => tos.filter((to) => layerOf(to)! >= layerOf(from)!).map((to) => `${from} -> ${to}`))
+    expect(climbing).toEqual([])
+    expect(LAYERS.flat().filter((f) => f !== '.' && !graph.has(f) && f !== 'console'), 'no layer names a folder that is gone').toEqual([])
   })
 })

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config/index.js'
 import { callerOf, looksLikeJwt } from '../../src/callers/jwt.js'
 import { JwtClaimsSchema } from '../../schemas/callers.js'
-import { parseCallers } from '../../src/callers/static.js'
+import { parseCallers } from '../../src/config/callers.js'
 import { problems } from '../helpers/config-problems.js'
 
 const b64 = (v: unknown): string => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url')

@@ -6,7 +6,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { afterEach, describe, expect, it } from 'vitest'
-import secretGuard from '../../src/plugins/secret-guard.js'
+import secretGuard from '../../src/http/secret-guard.js'
 
 const SECRET = 'memo-secret-4b1d9e7c03a2f856'
 

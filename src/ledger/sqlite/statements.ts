@@ -1,13 +1,15 @@
-// The SQLite ledger's prepared statements (docs/design.md#ledger), compiled once at open.
-// Outcome writes are compare-and-set on the state column: the UPDATE names the state it
-// leaves, and the caller reads `changes` to learn whether it won.
+// The SQLite ledger's prepared statements (docs/design.md#ledger), compiled once at open, one
+// set per role of the store; the role files run them. Outcome writes are compare-and-set on the
+// state column: the UPDATE names the state it leaves, and the caller reads `changes` to learn
+// whether it won.
 import type Database from 'better-sqlite3'
 import { FRONT_SEND_COLUMNS, RECORD_COLUMNS, type BindingRow, type BoundTaskRow, type FrontSendRow, type LeaseRow, type RecordRow } from '../rows.js'
 
 type Params = Record<string, unknown>
 type Id = { request_id: string; campaign_id: string }
 
-export function prepareStatements (db: Database.Database) {
+/** the records and their campaigns' generations (records.ts) */
+function recordStatements (db: Database.Database) {
   return {
     insertPending: db.prepare<Params>(`INSERT INTO mutation_records
       (request_id, campaign_id, caller, identity, operation, params_hash, params, controller_epoch, owner, deadline, created_at, state, updated_at)
@@ -59,7 +61,13 @@ export function prepareStatements (db: Database.Database) {
       SET state = 'ambiguous', outcome_code = 'ambiguous_write', answer = @answer, updated_at = @at
       WHERE request_id = @requestId AND state = 'pending'`),
     countAmbiguous: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM mutation_records WHERE state = \'ambiguous\''),
+    campaignsOfTask: db.prepare<[string], { campaign_id: string }>('SELECT DISTINCT campaign_id FROM mutation_records WHERE task_id = ? ORDER BY campaign_id')
+  }
+}
 
+/** the lease views (leases.ts; the ticket reads one too) */
+function leaseStatements (db: Database.Database) {
+  return {
     getLease: db.prepare<[string], LeaseRow>('SELECT * FROM campaign_leases WHERE campaign_id = ?'),
     putLease: db.prepare<Params>(`INSERT INTO campaign_leases
       (campaign_id, known, controller_id, epoch, expires_at, max_epoch_seen, updated_at)
@@ -70,15 +78,24 @@ export function prepareStatements (db: Database.Database) {
     // the lease last seen stays (meaningful only when known); maxEpochSeen never moves down
     markLeaseUnknown: db.prepare<[string, number]>(`INSERT INTO campaign_leases (campaign_id, known, updated_at) VALUES (?, 0, ?)
       ON CONFLICT (campaign_id) DO UPDATE SET known = 0, updated_at = excluded.updated_at`),
-    forgetAllLeases: db.prepare<[number]>('UPDATE campaign_leases SET known = 0, updated_at = ? WHERE known = 1'),
+    forgetAllLeases: db.prepare<[number]>('UPDATE campaign_leases SET known = 0, updated_at = ? WHERE known = 1')
+  }
+}
 
+/** the bound tasks (bound-tasks.ts) */
+function boundTaskStatements (db: Database.Database) {
+  return {
     getBoundTask: db.prepare<[string], BoundTaskRow>('SELECT * FROM bound_tasks WHERE campaign_id = ?'),
     setBoundTask: db.prepare<Params>(`INSERT INTO bound_tasks (campaign_id, task_id, request_id, bound_at)
       VALUES (@campaignId, @taskId, @requestId, @boundAt)
       ON CONFLICT (campaign_id) DO UPDATE SET task_id = excluded.task_id, request_id = excluded.request_id, bound_at = excluded.bound_at`),
+    clearBoundTask: db.prepare<[string]>('DELETE FROM bound_tasks WHERE campaign_id = ?')
+  }
+}
 
-    clearBoundTask: db.prepare<[string]>('DELETE FROM bound_tasks WHERE campaign_id = ?'),
-
+/** the audit trail, retention, the remote's clock and the readiness ping (export.ts, retention.ts, clock.ts, sqlite-ledger.ts) */
+function operatorStatements (db: Database.Database) {
+  return {
     exportRecords: db.prepare<Params, RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
       WHERE created_at >= @since AND (@campaignId IS NULL OR campaign_id = @campaignId)
         AND (created_at > @afterAt OR (created_at = @afterAt AND request_id > @afterId))
@@ -95,7 +112,15 @@ export function prepareStatements (db: Database.Database) {
       ON CONFLICT (instance_id) DO UPDATE SET lo_ms = excluded.lo_ms, hi_ms = excluded.hi_ms, measured_at = excluded.measured_at`),
     freshRemoteClock: db.prepare<{ since: number }, { lo_ms: number; hi_ms: number; measured_at: number }>(
       'SELECT lo_ms, hi_ms, measured_at FROM remote_clock WHERE measured_at >= @since ORDER BY measured_at DESC LIMIT 1'),
+    pruneFrontReads: db.prepare<Params>(`DELETE FROM front_sends WHERE rowid IN (
+      SELECT rowid FROM front_sends WHERE kind = 'read' AND created_at < @before LIMIT @limit)`),
+    ping: db.prepare<[], { ok: number }>('SELECT 1 AS ok')
+  }
+}
 
+/** the controller bindings and the live leases that keep one (bindings.ts) */
+function bindingStatements (db: Database.Database) {
+  return {
     binding: db.prepare<[string], BindingRow>('SELECT controller_id, identity, caller, bound_at FROM controller_bindings WHERE controller_key = ?'),
     bind: db.prepare<Params>(`INSERT INTO controller_bindings (controller_key, controller_id, identity, caller, bound_at)
       VALUES (@key, @controllerId, @identity, @caller, @boundAt) ON CONFLICT (controller_key) DO NOTHING`),
@@ -103,8 +128,13 @@ export function prepareStatements (db: Database.Database) {
     unbind: db.prepare<[string], BindingRow>('DELETE FROM controller_bindings WHERE controller_key = ? RETURNING controller_id, identity, caller, bound_at'),
     // lower() is ASCII-only here, as `lower(… COLLATE "C")` is on PostgreSQL; controller ids are ASCII
     liveLeasesOf: db.prepare<[string, number], { campaign_id: string }>(`SELECT campaign_id FROM campaign_leases
-      WHERE lower(controller_id) = ? AND expires_at * 1000 > ? ORDER BY campaign_id`),
+      WHERE lower(controller_id) = ? AND expires_at * 1000 > ? ORDER BY campaign_id`)
+  }
+}
 
+/** the front door's sends (front-sends.ts) */
+function frontSendStatements (db: Database.Database) {
+  return {
     frontSend: db.prepare<[string, string], FrontSendRow>(`SELECT ${FRONT_SEND_COLUMNS} FROM front_sends WHERE identity = ? AND message_id = ?`),
     putFrontSend: db.prepare<Params>(`INSERT INTO front_sends (${FRONT_SEND_COLUMNS})
       VALUES (@identity, @messageId, @caller, @contentHash, @kind, @campaignId, @taskId, @answer, @createdAt)
@@ -112,12 +142,19 @@ export function prepareStatements (db: Database.Database) {
     settleFrontSend: db.prepare<Params>(`UPDATE front_sends SET task_id = coalesce(@taskId, task_id), answer = coalesce(@answer, answer)
       WHERE identity = @identity AND message_id = @messageId`),
     frontTaskOf: db.prepare<[string, string], FrontSendRow>(`SELECT ${FRONT_SEND_COLUMNS} FROM front_sends
-      WHERE task_id = ? AND identity = ? ORDER BY created_at LIMIT 1`),
-    pruneFrontReads: db.prepare<Params>(`DELETE FROM front_sends WHERE rowid IN (
-      SELECT rowid FROM front_sends WHERE kind = 'read' AND created_at < @before LIMIT @limit)`),
+      WHERE task_id = ? AND identity = ? ORDER BY created_at LIMIT 1`)
+  }
+}
 
-    campaignsOfTask: db.prepare<[string], { campaign_id: string }>('SELECT DISTINCT campaign_id FROM mutation_records WHERE task_id = ? ORDER BY campaign_id'),
-    ping: db.prepare<[], { ok: number }>('SELECT 1 AS ok')
+/** every role's statements, one object in the store's state */
+export function prepareStatements (db: Database.Database) {
+  return {
+    ...recordStatements(db),
+    ...leaseStatements(db),
+    ...boundTaskStatements(db),
+    ...operatorStatements(db),
+    ...bindingStatements(db),
+    ...frontSendStatements(db)
   }
 }
 
