@@ -131,6 +131,7 @@ export const RequestViewSchema = z.object({
   taskId: z.string().nullable().optional(),
   outcomeCode: z.string().nullable().optional().describe('The error code of its answer, when it was an error.'),
   reconcileFailures: z.number().int().optional(),
+  deadline: z.string().optional().describe('ISO 8601, on the ledger\'s clock: when a pending record turns ambiguous by itself, and before which reconcile cannot settle it not_applied (a copy that arrived late could still be applied).'),
   resolution: ResolutionSchema.nullable().optional(),
   params: z.unknown().optional().describe('The normalised body.'),
   answer: z.object({ httpStatus: z.number().int(), body: z.unknown() }).optional().describe('The stored answer a replay of the request id gets.'),
@@ -150,6 +151,7 @@ export const RequestViewSchema = z.object({
     taskId: null,
     outcomeCode: 'ambiguous_write',
     reconcileFailures: 0,
+    deadline: '2026-12-01T23:52:55.114Z',
     resolution: null,
     params: { requestId: 'iv-2026-12-01-a6', intervention: { action: 'pause', reason: 'GPU quota review' } },
     answer: { httpStatus: 504, body: { error: { code: 'ambiguous_write', message: 'The outcome of the mutation is unknown; reconcile it.', requestId: 'iv-2026-12-01-a6', retryable: false, reconcile: '/v1/campaigns/camp-2026-q4/requests/iv-2026-12-01-a6/reconcile' } } }

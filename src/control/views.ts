@@ -32,6 +32,7 @@ export function requestView (r: MutationRecord, viewer: Caller | null): RequestV
     taskId: r.taskId,
     outcomeCode: r.outcomeCode,
     reconcileFailures: r.reconcileFailures,
+    deadline: iso(r.deadline),
     resolution: r.resolution === null ? null : { ...r.resolution, at: iso(r.resolution.at) }
   }
   if (viewer !== null) {

@@ -47,6 +47,7 @@ describe('GET /v1/requests', () => {
       taskId: null,
       outcomeCode: 'ambiguous_write',
       reconcileFailures: 0,
+      deadline: expect.any(String),
       resolution: null,
       params: { requestId: ids[0], intervention: { pause: true } },
       answer: { httpStatus: 504, body: { error: expect.objectContaining({ code: 'ambiguous_write', reconcile: `/v1/campaigns/camp-u2/requests/${ids[0]}/reconcile` }) } }

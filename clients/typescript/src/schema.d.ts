@@ -1068,6 +1068,7 @@ export interface components {
          *       "taskId": null,
          *       "outcomeCode": "ambiguous_write",
          *       "reconcileFailures": 0,
+         *       "deadline": "2026-12-01T23:52:55.114Z",
          *       "resolution": null,
          *       "params": {
          *         "requestId": "iv-2026-12-01-a6",
@@ -1111,6 +1112,8 @@ export interface components {
             /** @description The error code of its answer, when it was an error. */
             outcomeCode?: string | null;
             reconcileFailures?: number;
+            /** @description ISO 8601, on the ledger's clock: when a pending record turns ambiguous by itself, and before which reconcile cannot settle it not_applied (a copy that arrived late could still be applied). */
+            deadline?: string;
             resolution?: {
                 /** @enum {string} */
                 kind: "reconcile" | "acknowledge";
