@@ -1,14 +1,16 @@
 // `openoperator-gateway ledger …` (docs/design.md#operating-the-ledger): run the migrations alone
 // (a Kubernetes Job or init container), export the audit trail as JSON lines, and back up an
 // SQLite ledger. It reads only GATEWAY_LEDGER_URL (default sqlite:./data/ledger.db) and, for a
-// backup through a running gateway, GATEWAY_URL and GATEWAY_ADMIN_TOKEN. Never prints a password.
+// backup through a running gateway, GATEWAY_URL and GATEWAY_TOKEN (an admin's), the names every
+// other command reads; GATEWAY_ADMIN_TOKEN, this command's name before, is still accepted with a
+// warning. Never prints a password or a token.
 import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { request } from 'undici'
 import { createLedger } from '../ledger/index.js'
 import { ambiguousAnswer } from '../control/ambiguous-answer.js'
-import type { Ledger, MutationRecord } from '../ledger/types.js'
-import { redactUrl } from '../http/redact-url.js'
+import type { ExportStore, MutationRecord } from '../ledger/types.js'
+import { redactUrl } from '../core/redact-url.js'
 
 export interface LedgerIo { out: (chunk: string) => boolean | Promise<void>; err: (line: string) => void; drain?: () => Promise<void> }
 
@@ -17,8 +19,9 @@ export const USAGE = `usage: openoperator-gateway ledger <command>
   export [--since <ISO time>] [--campaign <id>] [--with-params]
                                    the audit trail as JSON lines on stdout, oldest first
   backup <file>                    SQLite: a consistent copy of the ledger file; through a running
-                                   gateway when GATEWAY_URL and GATEWAY_ADMIN_TOKEN are set (the
-                                   file is locked by it), else from the file itself
+                                   gateway when GATEWAY_URL is set, with an admin's token in
+                                   GATEWAY_TOKEN (the file is locked by it), else from the file
+                                   itself
 PostgreSQL: back up with pg_dump; export works while the gateway runs.`
 
 const PAGE = 1000
@@ -84,8 +87,7 @@ export async function runLedgerCommand (args: string[], env: Record<string, stri
       if (file === undefined) throw new Error('backup needs a file to write')
       if (!url.startsWith('sqlite:')) throw new Error('a PostgreSQL ledger is backed up with pg_dump (or your provider\'s snapshots)')
       if (env.GATEWAY_URL !== undefined) {
-        if (env.GATEWAY_ADMIN_TOKEN === undefined) throw new Error('GATEWAY_ADMIN_TOKEN is needed to back up through a running gateway')
-        await backupThroughGateway(env.GATEWAY_URL, env.GATEWAY_ADMIN_TOKEN, file)
+        await backupThroughGateway(env.GATEWAY_URL, backupToken(env, io), file)
       } else {
         const ledger = await createLedger(url, { ambiguousAnswer })
         try {
@@ -105,7 +107,7 @@ export async function runLedgerCommand (args: string[], env: Record<string, stri
   return 2
 }
 
-async function exportAll (ledger: Ledger, o: { since?: number | undefined; campaignId?: string | undefined; withParams: boolean }, io: LedgerIo): Promise<number> {
+async function exportAll (ledger: ExportStore, o: { since?: number | undefined; campaignId?: string | undefined; withParams: boolean }, io: LedgerIo): Promise<number> {
   let after: { createdAt: number; requestId: string } | undefined
   let n = 0
   for (;;) {
@@ -120,6 +122,23 @@ async function exportAll (ledger: Ledger, o: { since?: number | undefined; campa
     const last = page[page.length - 1]!
     after = { createdAt: last.createdAt, requestId: last.requestId }
   }
+}
+
+/**
+ * The admin's token for a backup through the gateway: GATEWAY_TOKEN, as every other command and
+ * the runbook name it. GATEWAY_ADMIN_TOKEN, what this command read before, still works alone, with
+ * a warning; both set to different tokens is refused rather than one of them picked.
+ */
+function backupToken (env: Record<string, string | undefined>, io: LedgerIo): string {
+  const token = env.GATEWAY_TOKEN === '' ? undefined : env.GATEWAY_TOKEN
+  const old = env.GATEWAY_ADMIN_TOKEN === '' ? undefined : env.GATEWAY_ADMIN_TOKEN
+  if (old !== undefined) {
+    if (token !== undefined && token !== old) throw new Error('GATEWAY_TOKEN and GATEWAY_ADMIN_TOKEN are both set, to different tokens: set GATEWAY_TOKEN alone (an admin\'s token)')
+    io.err('warning: GATEWAY_ADMIN_TOKEN is deprecated; set GATEWAY_TOKEN instead (an admin\'s token), as every other command reads it')
+    return old
+  }
+  if (token === undefined) throw new Error('GATEWAY_TOKEN (an admin\'s token) is needed to back up through a running gateway (GATEWAY_URL is set)')
+  return token
 }
 
 async function backupThroughGateway (base: string, token: string, file: string): Promise<void> {

@@ -4,7 +4,9 @@
 // settings.yaml. Both overlays are rendered with `kubectl kustomize` as an operator would (skipped,
 // with the reason printed, without kustomize v5: test/helpers/kustomize.ts), and what is rendered
 // is checked: each object against the Kubernetes API schemas (kubernetes-models), the settings'
-// values where they belong and no placeholder left, a change of settings.yaml alone changing what
+// values where they belong and no placeholder of the base left, every value only a site knows a
+// REPLACE-… placeholder that the deploy checklist's `grep -n REPLACE` finds in what each overlay
+// renders (and nothing once they are filled in), a change of settings.yaml alone changing what
 // is rendered, the Job names following the image, the Service and NetworkPolicy selecting the
 // serving pods only, the metrics port open to Prometheus alone; and the values against what the
 // gateway really serves and reads: probe paths answered by a running gateway, ports, metrics
@@ -177,6 +179,44 @@ const selects = (selector: Obj, labels: Record<string, string>): boolean =>
 const settingsOf = (overlay: string): Obj => oneOf(load(`overlays/${overlay}/settings.yaml`), 'GatewaySettings', 'settings').spec
 
 /**
+ * settings.yaml's values that only the site knows (docs/operating.md#deploy-checklist): each is a
+ * REPLACE-… placeholder in the repository, so the checklist's `grep -n REPLACE` finds it in the
+ * render until it is filled in. A field under a name here covers every value beneath it (the
+ * NetworkPolicy peers' labels).
+ */
+const SITE_FIELDS = ['image', 'openoperatorUrl', 'expectedSourceSha', 'storageClassName', 'ingress.className', 'ingress.host', 'networkPolicy.ingressController', 'networkPolicy.prometheus']
+/** the working defaults the settings files' header names: no placeholder */
+const DEFAULT_FIELDS = ['namespace', 'upstreamAuthScheme', 'controlEnabled', 'replicas', 'ingress.tlsSecretName']
+
+/** every scalar of a settings spec with its dotted path (list items by index) */
+function leaves (value: unknown, path = ''): Array<[string, string | number | boolean]> {
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => leaves(v, path === '' ? k : `${path}.${k}`))
+  return [[path, value as string | number | boolean]]
+}
+const fieldOf = (path: string, fields: string[]): string | undefined => fields.find((f) => path === f || path.startsWith(`${f}.`))
+
+/** docs/operating.md's placeholder check (deploy checklist, step 4), as written there */
+const PLACEHOLDER_CHECK = (() => {
+  const found = [...readFileSync(join(root, 'docs/operating.md'), 'utf8').matchAll(/^ +(grep -n REPLACE gateway\.yaml) +#/gm)].map((m) => m[1]!)
+  expect(found).toEqual(['grep -n REPLACE gateway.yaml'])
+  return found[0]!
+})()
+/** the lines the check prints for a render saved as gateway.yaml, as an operator runs it; none when grep finds nothing */
+function placeholderCheck (rendered: string): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'oo-gw-check-'))
+  try {
+    writeFileSync(join(dir, 'gateway.yaml'), rendered)
+    const r = spawnSync('bash', ['-c', PLACEHOLDER_CHECK], { cwd: dir, encoding: 'utf8' })
+    // grep: 0 found, 1 nothing found, 2 an error
+    expect(r.status, r.stderr).not.toBe(2)
+    expect(r.status === 0).toBe(r.stdout !== '')
+    return r.stdout.split('\n').filter((l) => l !== '')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/**
  * A copy of docker/k8s in a temporary directory with the overlay's settings.yaml edited (`edit`
  * sets values at paths under `spec`, comments kept), rendered; nothing else of the copy changes.
  */
@@ -267,6 +307,22 @@ describe('docker/k8s sources (without kustomize)', () => {
     }
     // kustomize reads them and never applies them
     for (const o of ['sqlite', 'postgres']) expect(oneOf(load(`overlays/${o}/settings.yaml`), 'GatewaySettings').metadata.annotations['config.kubernetes.io/local-config']).toBe('true')
+  })
+
+  it('every value only a site knows is a REPLACE-… placeholder; the rest are the working defaults the header names', () => {
+    for (const o of ['sqlite', 'postgres']) {
+      const header = readFileSync(join(k8s, 'overlays', o, 'settings.yaml'), 'utf8').split('\napiVersion:')[0]!.replaceAll('\n# ', ' ')
+      for (const [path, value] of leaves(settingsOf(o))) {
+        const site = fieldOf(path, SITE_FIELDS)
+        const fallback = fieldOf(path, DEFAULT_FIELDS)
+        expect(site !== undefined || fallback !== undefined, `${o}: ${path} is neither a site value nor a default`).toBe(true)
+        if (site !== undefined) expect(String(value), `${o}: ${path}`).toMatch(/^(https:\/\/)?REPLACE-[a-z0-9-]+/)
+        else {
+          expect(String(value), `${o}: ${path}`).not.toContain('REPLACE')
+          expect(header, `${o}: the header names the default ${path}`).toContain(path)
+        }
+      }
+    }
   })
 
   it('the Secret templates carry no real value', () => {
@@ -369,6 +425,20 @@ describe.skipIf('skip' in K)('docker/k8s/overlays, rendered', () => {
       expect(deploymentOf(pg).spec.replicas).toBe(settingsOf('postgres').replicas)
     })
 
+    it('the deploy checklist\'s placeholder check lists every site value in what each overlay renders, and no other line', () => {
+      for (const [o] of both) {
+        const site = leaves(settingsOf(o)).filter(([path]) => fieldOf(path, SITE_FIELDS) !== undefined)
+        const listed = placeholderCheck(texts[o]!)
+        for (const [path, value] of site) expect(listed.some((l) => l.includes(String(value))), `${o}: ${path} (${String(value)})`).toBe(true)
+        // each line listed is a site value's, with grep's line number: the render holds no other REPLACE
+        for (const line of listed) {
+          expect(line, o).toMatch(/^\d+:/)
+          expect(site.some(([, value]) => line.includes(String(value))), `${o}: ${line}`).toBe(true)
+        }
+        console.log(`docker/k8s/overlays/${o}: the placeholder check lists ${listed.length} lines for ${site.length} site values`)
+      }
+    })
+
     // the next three render an edited copy per case, fourteen kubectl runs in all: tagged slow, npm test's
     it('a change of settings.yaml alone changes every site value rendered, and leaves none of the old ones', { tags: ['slow'] }, () => {
       const next = {
@@ -390,9 +460,12 @@ describe.skipIf('skip' in K)('docker/k8s/overlays, rendered', () => {
         const { text, objects } = renderEdited(o, edits)
         const old = settingsOf(o)
         // the old values are gone from the output, whichever field they were in
-        for (const value of [old.image, old.openoperatorUrl, old.expectedSourceSha, old.ingress.host, old.ingress.tlsSecretName, `namespace: ${old.namespace as string}`, `ingressClassName: ${old.ingress.className as string}`, 'kubernetes.io/metadata.name: ingress-nginx', 'kubernetes.io/metadata.name: monitoring']) {
+        const oldSiteValues = leaves(old).filter(([path]) => fieldOf(path, SITE_FIELDS) !== undefined).map(([, value]) => String(value))
+        for (const value of [...oldSiteValues, old.ingress.tlsSecretName, `namespace: ${old.namespace as string}`]) {
           expect(text, `${o}: ${String(value)}`).not.toContain(value)
         }
+        // every site value filled in: the checklist's placeholder check prints nothing
+        expect(placeholderCheck(text), o).toEqual([])
         for (const { obj } of objects) expect(obj.metadata.namespace).toBe(next.namespace)
         for (const w of [deploymentOf(objects), ...jobsOf(objects)]) for (const c of w.spec.template.spec.containers) expect(c.image).toBe(next.image)
         const env = envOf(containerOf(deploymentOf(objects)), objects)
