@@ -105,7 +105,7 @@ export default tseslint.config(
     }
   },
   {
-    // parts a person holds (docs/design.md#layers): a function a reader can enter by its name and
+    // parts a person holds (docs/design.md#parts): a function a reader can enter by its name and
     // keep in view — a factory is an assembly of named functions over an explicit state object
     files: ['src/**', 'console/src/**'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] }

@@ -162,7 +162,7 @@ export async function startGatewayServer (base: Config, opts: StartOptions = {})
   const url = listenUrl(app)
   const metricsUrl = listenUrl(metricsServer)
   logger.info({ url, metricsUrl, ledger: redactUrl(config.ledgerUrl), upstream: config.upstream.origin }, 'gateway listening')
-  printStart(opts.print ?? ((line: string) => { process.stdout.write(`${line}\n`) }), url, devToken, simulator, secrets, config.console)
+  printStart(opts.print ?? ((line: string) => { process.stdout.write(`${line}\n`) }), url, devToken, simulator, secrets, config.console && devToken !== undefined)
 
   return { app, metricsServer, simulator, url, metricsUrl, devToken, logger, reloadCallers: staticCallers.reload, close }
 }
@@ -215,7 +215,8 @@ function printStart (print: (line: string) => void, url: string, devToken: strin
     print(`try: curl -H "Authorization: Bearer ${devToken}" ${url}/v1/supervisor/health`)
     secrets.add(devToken)
   }
-  if (consoleOn) print(`operator console: ${url}/console/ (sign in with a token)`)
+  // beside the development token only: a production start writes nothing to stdout but its log
+  if (consoleOn) print(`operator console: ${url}/console/ (sign in with the token above)`)
   if (simulator !== undefined) {
     // where a person sets faults at run time (docs/operating.md#simulator-faults); its port is random
     print(`embedded simulator: ${simulator.url} (faults, from this machine only: curl ${simulator.url}/_sim/faults)`)

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { NGINX_SKIP, freePort, nginxAvailable } from '../helpers/nginx.js'
+import { NGINX_SKIP, freePort, nginxAvailable, nginxMainConf } from '../helpers/nginx.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const operating = readFileSync(join(root, 'docs/operating.md'), 'utf8')
@@ -50,22 +50,7 @@ function prefix (conf: string): { dir: string, nginx: string[] } {
   dir = mkdtempSync(join(tmpdir(), 'oo-gw-recipe-nginx-'))
   mkdirSync(join(dir, 'conf.d'))
   writeFileSync(join(dir, 'conf.d', 'openoperator-gateway.conf'), conf)
-  writeFileSync(join(dir, 'nginx.conf'), `
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-${process.getuid?.() === 0 ? 'user root;' : ''}
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  include ${dir}/conf.d/*.conf;
-}
-`)
+  writeFileSync(join(dir, 'nginx.conf'), nginxMainConf(dir, `  include ${dir}/conf.d/*.conf;`, { daemon: true, workerConnections: 64 }))
   return { dir, nginx: ['nginx', '-p', dir, '-c', join(dir, 'nginx.conf')] }
 }
 

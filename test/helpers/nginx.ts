@@ -29,6 +29,32 @@ export async function freePort (): Promise<number> {
   })
 }
 
+/**
+ * an nginx main configuration whose files all live in the prefix `dir` (pid, error log, temp
+ * paths), one worker, `httpBlock` as the body of its http block; as root, its worker runs as root
+ * so it can read the prefix. `daemon: false` keeps the master in the foreground, for a test that
+ * owns the process; otherwise it daemonises, as a host's nginx does
+ */
+export function nginxMainConf (dir: string, httpBlock: string, o: { daemon: boolean; workerConnections: number }): string {
+  return `
+worker_processes 1;
+${o.daemon ? '' : 'daemon off;\nmaster_process on;'}
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+${process.getuid?.() === 0 ? 'user root;' : ''}
+events { worker_connections ${o.workerConnections}; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+${httpBlock}
+}
+`
+}
+
 export interface RunningNginx extends Nginx { port: number; dir: string; errorLog: () => string }
 
 /**
@@ -40,24 +66,7 @@ export async function runNginx (http: (dir: string, port: number) => string, o: 
   const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'oo-gw-test-nginx-'))
   const port = o.port ?? await freePort()
   const conf = join(dir, 'nginx.conf')
-  writeFileSync(conf, `
-worker_processes 1;
-daemon off;
-master_process on;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-${process.getuid?.() === 0 ? 'user root;' : ''}
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-${http(dir, port)}
-}
-`)
+  writeFileSync(conf, nginxMainConf(dir, http(dir, port), { daemon: false, workerConnections: 1024 }))
   const proc: ChildProcess = spawn('nginx', ['-p', dir, '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
