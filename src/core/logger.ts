@@ -271,7 +271,10 @@ function stdoutDestination (): pino.DestinationStream {
     }
   }
   // what waits below a batch is written at most LOG_FLUSH_MS after the line that started the wait;
-  // one timer per wait, not an interval: sonic-boom's periodicFlush writes even when idle
+  // one timer per wait, not an interval: sonic-boom's periodicFlush writes even when idle. The timer
+  // holds the process open (not unref'd): a process whose work is done still writes its last lines
+  // before it ends, rather than leaving them to pino's exit hooks, which lost them now and then on
+  // Node 24 (test/unit/log-destination.test.ts); at most LOG_FLUSH_MS later
   let armed = false
   const flushWaiting = (): void => {
     armed = false
@@ -282,7 +285,7 @@ function stdoutDestination (): pino.DestinationStream {
     if (waiting.length >= LOG_BATCH_CHARS) handOver()
     else if (!armed) {
       armed = true
-      setTimeout(flushWaiting, LOG_FLUSH_MS).unref()
+      setTimeout(flushWaiting, LOG_FLUSH_MS)
     }
     return true
   }
