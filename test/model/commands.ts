@@ -661,6 +661,12 @@ class ReconcileCmd implements Cmd {
       expect(codeOf(res), `reconcile ${rec.id}`).toBe('200')
       expect(res.body.state).toBe('applied')
       settle(m, rec, 'applied', res.body.taskId ?? null)
+      // a front-door submission settled by a reconcile makes its task its sender's at once, as a
+      // returned send does (CONTRACT §14, docs/design.md#front-door): that sender may now cancel it
+      if (rec.front === true && rec.op === 'submit' && typeof res.body.taskId === 'string') {
+        rec.taskId = res.body.taskId
+        ;(r.frontTasks ??= new Map()).set(res.body.taskId, rec.caller)
+      }
     } else if (left.lo < 1000 && left.hi > -1000) {
       expect(['409 reconcile_too_early', '200']).toContain(codeOf(res))
       if (res.status === 200) settle(m, rec, 'not_applied', null)
