@@ -32,7 +32,8 @@ import { requestView } from '../src/control/views.js'
 import { GatewayError, type ErrorCode } from '../src/core/errors.js'
 import { migrate as migrateSqlite, migrations as sqliteMigrations } from '../src/ledger/sqlite/migrations.js'
 import { migrate as migratePostgres, migrations as postgresMigrations } from '../src/ledger/postgres/migrations.js'
-import type { MutationOperation, MutationRecord, Resolution } from '../src/ledger/types.js'
+import { toRecord, type RecordRow } from '../src/ledger/rows.js'
+import type { MutationOperation, Resolution } from '../src/ledger/types.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** bump when the rows generated change: the cached files are keyed by it */
@@ -119,29 +120,11 @@ export function scalePlan (size: number): ScalePlan {
   return { size, campaigns, campaignOf, lastOf, countOf, ambiguous, pending }
 }
 
-/** one mutation_records row, every column the stores write */
-export interface ScaleRow {
-  request_id: string
-  campaign_id: string
-  caller: string
-  identity: string
-  operation: MutationOperation
-  params_hash: string
-  params: string
-  controller_epoch: number | null
-  owner: string
-  deadline: number
-  created_at: number
-  state: string
-  updated_at: number
-  answer: string | null
-  outcome_code: string | null
-  task_id: string | null
-  reconcile_failures: number
-  last_reconcile_failure_at: number | null
-  resolution: string | null
-  pruned_at: number | null
-}
+/**
+ * one mutation_records row, every column the stores write: the row the stores read
+ * (src/ledger/rows.ts) with what the generator always fills in, and the reconcile failure's time
+ */
+export type ScaleRow = RecordRow & { identity: string; operation: MutationOperation; last_reconcile_failure_at: number | null }
 
 /** JSON text as PostgreSQL's jsonb prints an object of scalars: keys by length then bytes, ", " and ": " */
 function jsonbText (o: Record<string, unknown>): string {
@@ -231,9 +214,8 @@ export function * scaleRows (plan: ScalePlan, now: number, store: 'sqlite' | 'po
       row.updated_at = at
       row.task_id = to === 'applied' && operation === 'submit' ? `task-${hex8(mix(i, 7))}` : null
       if (ack) { row.reconcile_failures = 1; row.last_reconcile_failure_at = at - 30_000 }
-      const rec = recordOf(row, body, res)
       row.resolution = JSON.stringify(res)
-      row.answer = JSON.stringify({ httpStatus: 200, body: requestView(rec, null) })
+      row.answer = JSON.stringify({ httpStatus: 200, body: requestView(toRecord(row), null) })
     } else {
       const expiresAt = Math.floor((createdAt + 300_000) / 1000)
       const lease = { controllerId: `ctl-${String(who).padStart(4, '0')}`, epoch, expiresAt }
@@ -259,30 +241,6 @@ export function * scaleRows (plan: ScalePlan, now: number, store: 'sqlite' | 'po
     if (rows.length === batch) { yield rows; rows = [] }
   }
   if (rows.length > 0) yield rows
-}
-
-function recordOf (row: ScaleRow, params: unknown, resolution: Resolution): MutationRecord {
-  return {
-    requestId: row.request_id,
-    campaignId: row.campaign_id,
-    caller: row.caller,
-    identity: row.identity,
-    operation: row.operation,
-    paramsHash: row.params_hash,
-    params,
-    controllerEpoch: row.controller_epoch,
-    owner: row.owner,
-    deadline: row.deadline,
-    createdAt: row.created_at,
-    state: row.state as MutationRecord['state'],
-    updatedAt: row.updated_at,
-    answer: null,
-    outcomeCode: row.outcome_code,
-    taskId: row.task_id,
-    reconcileFailures: row.reconcile_failures,
-    resolution,
-    prunedAt: null
-  }
 }
 
 const COLUMNS = ['request_id', 'campaign_id', 'caller', 'identity', 'operation', 'params_hash', 'params', 'controller_epoch', 'owner', 'deadline',
