@@ -126,8 +126,8 @@ interface Required {
   fine: (...names: string[]) => boolean
   production: boolean
   secret: string | undefined
-  callers: unknown[] | undefined
-  jwt: unknown
+  callers: Config['callers']
+  jwt: Config['jwt']
 }
 
 /** what production cannot start without (docs/design.md#production), each missing one named; a warning for a credential-less remote elsewhere */
