@@ -7,11 +7,14 @@
 
 interface InFlight<R> { promise: Promise<R> | undefined }
 
+/** a coalesced call, and how many keys have one in flight (docs/design.md#bounded-maps: none once all settle) */
+export type Coalesced<A, R> = ((a: A) => Promise<R>) & { inFlight: () => number }
+
 /**
  * `run`, coalesced by `keyOf`: while a call for a key is in flight, calling again with the same key
  * (whatever the other arguments) answers that call's promise and calls `onShared`.
  */
-export function coalesced<A, R> (keyOf: (a: A) => string, run: (a: A) => Promise<R>, onShared?: () => void): (a: A) => Promise<R> {
+export function coalesced<A, R> (keyOf: (a: A) => string, run: (a: A) => Promise<R>, onShared?: () => void): Coalesced<A, R> {
   // a new map each time this one empties: V8 rebuilds a map's table in the generation the map is
   // in, so a long-lived map's every rebuild (every few insertions and removals) was a table made
   // straight in the old generation, ~170 B a read at 1,000 req/s; a map that empties within a
@@ -19,7 +22,7 @@ export function coalesced<A, R> (keyOf: (a: A) => string, run: (a: A) => Promise
   let inFlight = new Map<string, InFlight<R>>()
   // the call's own promise to every caller, not an async wrapper awaiting it: a waiter of a
   // coalesced read costs no promise of its own (docs/design.md#hot-path)
-  return (a) => {
+  const call = (a: A): Promise<R> => {
     const key = keyOf(a)
     const shared = inFlight.get(key)?.promise
     if (shared !== undefined) {
@@ -40,4 +43,5 @@ export function coalesced<A, R> (keyOf: (a: A) => string, run: (a: A) => Promise
     promise.then(done, done)
     return promise
   }
+  return Object.assign(call, { inFlight: () => inFlight.size })
 }

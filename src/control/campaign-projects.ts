@@ -11,8 +11,11 @@ const isRecord = (v: unknown): v is Obj => typeof v === 'object' && v !== null &
 /** one entry of the remote's campaign list as the gateway reads it; the entry as it came */
 export interface CampaignEntry { entry: unknown; campaignId: string | undefined; project: string | undefined }
 
-/** at most this many campaigns are remembered (a list longer than this is read in its first ones) */
-const MAX_CAMPAIGNS = 10_000
+/**
+ * at most this many campaigns are remembered (a list longer than this is read in its first ones):
+ * a campaign past them has no known project, the safe side (docs/design.md#bounded-maps)
+ */
+export const MAX_CAMPAIGNS = 10_000
 /** the shortest time between two reads of the list the gateway makes itself */
 export const CAMPAIGN_LIST_MIN_INTERVAL_MS = 10_000
 

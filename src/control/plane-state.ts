@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { Discovery } from '../discovery/discovery.js'
 import type { BindingStore, BoundTaskStore, CampaignLockStore, ClockStore, LeaseStore, LedgerLifecycle, MutationOperation, RecordStore, RetentionStore } from '../ledger/types.js'
 import type { UpstreamClient } from '../upstream/client.js'
+import { makeRoom } from '../core/bounded-map.js'
 import { createCampaignProjects } from './campaign-projects.js'
 import { createClockWatch, type ClockPeer, type ClockWatch } from './clocks.js'
 import { createGrantGate, type AuthzRefusal, type GrantGate } from './grants.js'
@@ -73,8 +74,10 @@ export interface PlaneState {
   longestWaitMs: number
   /** the monotonic clock when the plane was built, then when it started */
   startedAt: number
-  /** the records this process sent, each until when (monotonic ms) its owner may still wait */
+  /** the records this process sent, each until when (monotonic ms) its owner may still wait; at most SENT_REMEMBERED */
   sentUntil: Map<string, number>
+  /** the latest wait of a send forgotten to keep sentUntil bounded: until then no record's wait is judged over */
+  forgotUntil: number
   sweepTimer: NodeJS.Timeout | undefined
   pruneTimer: NodeJS.Timeout | undefined
 }
@@ -115,11 +118,27 @@ export function openPlane (o: ControlPlaneOptions): PlaneState {
   const grants = grantGateOf(o, mono)
   const leases = createLeaseKeeper({ ledger: o.ledger, client: o.client, discovery: o.discovery, leaseSafetyMs: o.leaseSafetyMs, readTimeoutMs: o.readTimeoutMs, now, onDate: clocks.observeDate })
   const longestWaitMs = ownerWaitMs(o, 'renew')
-  return { o, now, mono, clocks, grants, leases, longestWaitMs, startedAt: mono(), sentUntil: new Map(), sweepTimer: undefined, pruneTimer: undefined }
+  return { o, now, mono, clocks, grants, leases, longestWaitMs, startedAt: mono(), sentUntil: new Map(), forgotUntil: -Infinity, sweepTimer: undefined, pruneTimer: undefined }
+}
+
+/**
+ * The sends remembered at most (docs/design.md#bounded-maps): the sweep forgets each once its wait
+ * is over, but a wait is the upstream's timeouts (up to twenty minutes as configured), and at a
+ * thousand sends a second that would be a million entries.
+ * Past the bound the oldest sends are forgotten early (a quarter at once, `makeRoom`), and until
+ * the last of their waits is over no record's wait is judged over (`forgotUntil`): a forgotten
+ * send is never settled early; at worst another record's reconcile waits longer.
+ */
+export const SENT_REMEMBERED = 100_000
+
+/** a send this process committed: its owner waits `waitMs` from now on the monotonic clock */
+export function noteSent (s: PlaneState, requestId: string, waitMs: number): void {
+  if (s.sentUntil.size >= SENT_REMEMBERED) makeRoom(s.sentUntil, SENT_REMEMBERED, (until) => { s.forgotUntil = Math.max(s.forgotUntil, until) })
+  s.sentUntil.set(requestId, s.mono() + waitMs)
 }
 
 /** a record sent before the start: its owner's wait since the start; one sent since: its own since its send */
 export function waitLeftMs (s: PlaneState, r: { requestId: string; operation: MutationOperation }): number {
   const own = s.sentUntil.get(r.requestId)
-  return (own ?? s.startedAt + ownerWaitMs(s.o, r.operation)) - s.mono()
+  return (own ?? Math.max(s.startedAt + ownerWaitMs(s.o, r.operation), s.forgotUntil)) - s.mono()
 }

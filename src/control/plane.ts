@@ -13,7 +13,7 @@ import type { ClockWatch } from './clocks.js'
 import type { GrantGate } from './grants.js'
 import { createPipeline, type MutationAnswer, type MutationRequest, type PipelineDeps } from './pipeline.js'
 import { getRequest, listRequests, listUnresolved, readControl } from './plane-reads.js'
-import { openPlane, waitLeftMs, type ControlPlaneOptions, type PlaneState } from './plane-state.js'
+import { noteSent, openPlane, waitLeftMs, type ControlPlaneOptions, type PlaneState } from './plane-state.js'
 import { prune, start, stop, sweep } from './plane-upkeep.js'
 import { createResolver, type Resolver } from './resolve.js'
 import type { Lease } from './wire.js'
@@ -62,7 +62,7 @@ function pipelineDeps (s: PlaneState): PipelineDeps {
     circuit: o.circuit,
     clocks: s.clocks,
     onControllerConflict: o.onControllerConflict,
-    onPending: (requestId, waitMs) => { s.sentUntil.set(requestId, s.mono() + waitMs) },
+    onPending: (requestId, waitMs) => { noteSent(s, requestId, waitMs) },
     grants: s.grants
   }
 }

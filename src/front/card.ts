@@ -89,6 +89,12 @@ export function buildCard (snap: DiscoverySnapshot, base: string, version: Front
 
 export interface CardSigner { sign: (card: Record<string, unknown>) => Promise<Record<string, unknown>> }
 
+/**
+ * the cards whose signatures are kept: a card varies with the remote's card and the version asked,
+ * a few at a time; past this the memo starts again, and a card is signed anew (docs/design.md#bounded-maps)
+ */
+export const SIGNED_CARDS_KEPT = 8
+
 type Signature = { protected: string; signature: string }
 
 /**
@@ -120,7 +126,7 @@ export async function createCardSigner (key: SigningKey): Promise<CardSigner> {
       let sigs = memo.get(memoKey)
       if (sigs === undefined) {
         sigs = await Promise.all(payloads.map(async (p) => await signOne(p.payload, privateKey)))
-        if (memo.size >= 8) memo.clear()
+        if (memo.size >= SIGNED_CARDS_KEPT) memo.clear()
         memo.set(memoKey, sigs)
       }
       return { ...card, signatures: sigs }

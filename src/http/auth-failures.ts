@@ -8,6 +8,7 @@
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { makeRoom } from '../core/bounded-map.js'
 import { GatewayError } from '../core/errors.js'
 import { rateLimitStore } from './rate-limit-store.js'
 
@@ -24,9 +25,48 @@ declare module 'fastify' {
   interface FastifyInstance { authFailures: AuthFailures }
 }
 
-/** distinct addresses kept in memory without Redis; the least recently seen are forgotten first */
-const MEMORY_ADDRESSES = 10_000
+/**
+ * distinct addresses kept in memory without Redis, in the store's LRU and in `failureMemory`; the
+ * least recently seen are forgotten first (docs/design.md#bounded-maps)
+ */
+export const MEMORY_ADDRESSES = 10_000
 const WINDOW_MS = 60_000
+
+export interface FailureMemory {
+  /** false when the address has no failure remembered within the window and none was forgotten early */
+  mayBeOver: (ip: string, now: number) => boolean
+  note: (ip: string, now: number) => void
+  /** addresses remembered (tests: at most MEMORY_ADDRESSES) */
+  size: () => number
+}
+
+/**
+ * The last failure per address, oldest first, so that an address with none in the window skips the
+ * store (docs/design.md#hot-path). Past MEMORY_ADDRESSES the oldest quarter is forgotten
+ * (`makeRoom`); until the windows of those forgotten end (more than MEMORY_ADDRESSES failing within
+ * one), every address may be over and asks the store again: forgetting never lets a refused
+ * address past.
+ */
+export function failureMemory (): FailureMemory {
+  const failedAt = new Map<string, number>()
+  let forgotUntil = 0
+  return {
+    mayBeOver: (ip, now) => {
+      if (now < forgotUntil) return true
+      const at = failedAt.get(ip)
+      if (at === undefined) return false
+      if (now - at < WINDOW_MS) return true
+      failedAt.delete(ip)
+      return false
+    },
+    note: (ip, now) => {
+      failedAt.delete(ip)
+      if (failedAt.size >= MEMORY_ADDRESSES) makeRoom(failedAt, MEMORY_ADDRESSES, (at) => { forgotUntil = Math.max(forgotUntil, at + WINDOW_MS) })
+      failedAt.set(ip, now)
+    },
+    size: () => failedAt.size
+  }
+}
 
 export default fp<{ perMinute: number }>(async (app, opts) => {
   // a second @fastify/rate-limit instance decorates its own scope only while the root has none
@@ -49,32 +89,10 @@ export default fp<{ perMinute: number }>(async (app, opts) => {
 
   // Without Redis the counts live in this process (@fastify/rate-limit's in-memory store), so an
   // address with no failure recorded in the last window cannot be over its budget: its check
-  // skips the store (docs/design.md#hot-path). The check still comes before the token is looked
-  // at. Kept per address, oldest first; while an address was forgotten before its window ended
-  // (more than MEMORY_ADDRESSES failing at once), every check asks the store again.
-  const local = app.redis === undefined
-  const failedAt = new Map<string, number>()
-  let forgotUntil = 0
-  const mayBeOver = (ip: string, now: number): boolean => {
-    if (!local || now < forgotUntil) return true
-    const at = failedAt.get(ip)
-    if (at === undefined) return false
-    if (now - at < WINDOW_MS) return true
-    failedAt.delete(ip)
-    return false
-  }
-  const noteFailure = (ip: string, now: number): void => {
-    if (!local) return
-    failedAt.delete(ip)
-    if (failedAt.size >= MEMORY_ADDRESSES) {
-      for (const [old, at] of failedAt) {
-        if (failedAt.size < MEMORY_ADDRESSES) break
-        failedAt.delete(old)
-        if (now - at < WINDOW_MS) forgotUntil = Math.max(forgotUntil, at + WINDOW_MS)
-      }
-    }
-    failedAt.set(ip, now)
-  }
+  // skips the store (docs/design.md#hot-path). The check still comes before the token is looked at.
+  const memory = app.redis === undefined ? failureMemory() : undefined
+  const mayBeOver = (ip: string, now: number): boolean => memory === undefined || memory.mayBeOver(ip, now)
+  const noteFailure = (ip: string, now: number): void => { memory?.note(ip, now) }
 
   app.decorate('authFailures', {
     mayBeOver: (request) => mayBeOver(request.ip, Date.now()),

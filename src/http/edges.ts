@@ -140,13 +140,15 @@ export interface ConnectionBounds {
  * Caps the open sockets of a listener, in all and per client address: past the cap Node closes
  * a new socket before reading it; past the per-address bound it is destroyed on arrival. Both
  * are counted. An accept that fails (descriptors exhausted) is counted and logged, never thrown:
- * an 'error' event nobody listens to would end the process.
+ * an 'error' event nobody listens to would end the process. Answers how many addresses have a
+ * socket open: an address is kept only while it has one, so never more than the cap
+ * (docs/design.md#bounded-maps).
  */
-export function guardConnections (server: Server, b: ConnectionBounds, metrics: GatewayMetrics, log: Logger): void {
+export function guardConnections (server: Server, b: ConnectionBounds, metrics: GatewayMetrics, log: Logger): { addresses: () => number } {
   server.maxConnections = b.maxConnections
   server.on('drop', () => { metrics.connectionsDropped.inc({ listener: b.listener, reason: 'max_connections' }) })
+  const open = new Map<string, number>()
   if (b.perAddress > 0) {
-    const open = new Map<string, number>()
     server.on('connection', (socket: Socket) => {
       const key = addressKey(socket.remoteAddress)
       if (key === undefined) return
@@ -166,6 +168,7 @@ export function guardConnections (server: Server, b: ConnectionBounds, metrics: 
   }
   // once listening: an error while binding is the listen call's own to report
   server.once('listening', () => { server.on('error', acceptErrors(b.listener, metrics, log)) })
+  return { addresses: () => open.size }
 }
 
 const ACCEPT_LOG_EVERY_MS = 10_000

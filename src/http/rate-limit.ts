@@ -27,7 +27,8 @@ declare module 'fastify' {
 export interface RateLimitOptions { read: number; control: number }
 
 const WINDOW_MS = 60_000
-const KEYS = 10_000
+/** keys in the in-memory store's LRU, and caller names whose keys are kept (docs/design.md#bounded-maps) */
+export const KEYS = 10_000
 const NAMESPACE = 'oogw-rl-'
 
 type Counter = Pick<FastifyRateLimitStore, 'incr'>
@@ -40,7 +41,9 @@ const isControl = (r: FastifyRequest): boolean => r.method === 'POST' && (r.rout
  * the table starts again.
  */
 const keysByName = new Map<string, { read: string; control: string }>()
-function keyOf (control: boolean, name: string): string {
+/** caller names whose keys are kept (tests: at most KEYS) */
+export const keyNamesKept = (): number => keysByName.size
+export function keyOf (control: boolean, name: string): string {
   let k = keysByName.get(name)
   if (k === undefined) {
     if (keysByName.size >= KEYS) keysByName.clear()
