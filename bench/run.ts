@@ -1,7 +1,7 @@
-// npm run bench [-- --soak | --profile | --stalls | --instructions | --promotion | --mutations | --scale | --secret-guard | --all]: the
+// npm run bench [-- --soak | --profile | --stalls | --instructions | --promotion | --mutations | --scale | --scale-active | --secret-guard | --all]: the
 // comparison (compare.ts) by default; the 5-minute soak (soak.ts); a CPU profile of the gateway under the
 // uncached read (profile.ts); the steady-rate tail split into GC and waiting for a CPU (stalls.ts); instructions
-// per read, per coalesced answer and per mutation under callgrind (instructions.ts); bytes promoted to the old generation per read (promotion.ts); the mutations bench (mutations.ts); the ledger at size (scale.ts, issue 47); the secret guard's search per
+// per read, per coalesced answer and per mutation under callgrind (instructions.ts); bytes promoted to the old generation per read (promotion.ts); the mutations bench (mutations.ts); the ledger at size (scale.ts, issue 47); memory and metrics series with many campaigns and callers active (scale-active.ts); the secret guard's search per
 // answer (secret-guard.ts); or the comparison then mutations.
 const args = new Set(process.argv.slice(2))
 if (args.has('--soak')) {
@@ -21,6 +21,9 @@ if (args.has('--soak')) {
   await promotion()
 } else if (args.has('--secret-guard')) {
   await import('./secret-guard.js')
+} else if (args.has('--scale-active')) {
+  const { scaleActive } = await import('./scale-active.js')
+  await scaleActive()
 } else if (args.has('--scale')) {
   const { scale } = await import('./scale.js')
   await scale()
