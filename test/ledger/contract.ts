@@ -614,6 +614,34 @@ export function ledgerContract (name: string, make: (clock: () => number) => Pro
         expect(await ledger.exportRecords({ since: 1_003, limit: 100 })).toHaveLength(1)
       })
 
+      it('exportRecords orders ties by request id in byte order, and a cursor before, inside or after the window picks what the window and the cursor both allow', async () => {
+        // ids whose byte order differs from a linguistic one (upper case before lower, '-' and '.' before letters)
+        const ids = ['b.00000001', 'B-00000001', 'a-00000002', 'A.00000002', 'a-00000001', 'Z-00000003']
+        const at = [1_000, 1_001, 1_001, 1_001, 1_002, 1_002]
+        for (const [k, requestId] of ids.entries()) {
+          const r = pendingRecord({ requestId, createdAt: at[k]!, campaignId: k % 2 === 0 ? 'camp-e' : 'camp-f' })
+          expect(await put(r)).toBe('inserted')
+          await ledger.recordOutcome(requestId, appliedOutcome(r.createdAt + 1))
+        }
+        const byte = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+        const expected = ids.map((id, k) => ({ id, at: at[k]! })).sort((x, y) => x.at - y.at || byte(x.id, y.id))
+        const all = await ledger.exportRecords({ limit: 100 })
+        expect(all.map((r) => r.requestId)).toEqual(expected.map((e) => e.id))
+        const page = async (o: Parameters<Ledger['exportRecords']>[0]): Promise<string[]> => (await ledger.exportRecords(o)).map((r) => r.requestId)
+        const after = (k: number): { createdAt: number; requestId: string } => ({ createdAt: all[k]!.createdAt, requestId: all[k]!.requestId })
+        // a cursor inside a tie: the rest of the tie, then on
+        expect(await page({ after: after(1), limit: 100 })).toEqual(expected.slice(2).map((e) => e.id))
+        // a cursor before the window: the window from its start; inside it: after the cursor
+        expect(await page({ since: 1_001, after: after(0), limit: 100 })).toEqual(expected.slice(1).map((e) => e.id))
+        expect(await page({ since: 1_001, after: after(2), limit: 2 })).toEqual(expected.slice(3, 5).map((e) => e.id))
+        expect(await page({ since: 1_002, after: after(5), limit: 100 })).toEqual([])
+        // a campaign's, in the same order, after a cursor of its own
+        const campE = expected.filter((e) => ids.indexOf(e.id) % 2 === 0)
+        expect(await page({ campaignId: 'camp-e', limit: 100 })).toEqual(campE.map((e) => e.id))
+        const firstE = all.find((r) => r.requestId === campE[0]!.id)!
+        expect(await page({ campaignId: 'camp-e', since: 1_000, after: { createdAt: firstE.createdAt, requestId: firstE.requestId }, limit: 1 })).toEqual([campE[1]!.id])
+      })
+
       it('pruneResolvedBefore keeps every record and removes its params, answer and note, in batches; never a pending or ambiguous one (docs/design.md#request-ids-are-forever)', async () => {
         /** a record of camp-1 finished at 2,000 (each before the next: one pending per campaign) */
         const finished = async (o: Outcome, r: Partial<NewMutationRecord> = {}): Promise<string> => {

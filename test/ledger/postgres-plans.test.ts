@@ -3,9 +3,10 @@
 // campaigns, mostly resolved, a few ambiguous and pending, half of them pruned), ANALYZEd as
 // autovacuum would, then the very statements the store sends — captured from its pool, not
 // copied — for the listings behind GET /v1/campaigns/:id/requests and GET /v1/requests, a record
-// by id (the lookup, reconcile's first read) and the campaign's ticket, each EXPLAINed with its own
-// parameters. Every one must reach mutation_records through an index: a sequential scan there
-// reads the whole ledger, which grows forever (CONTRACT §13). No planner setting is changed.
+// by id (the lookup, reconcile's first read), the campaign's ticket and the pages of `ledger export`,
+// each EXPLAINed with its own parameters. Every one must reach mutation_records through an index: a
+// sequential scan there reads the whole ledger, which grows forever (CONTRACT §13); a page of the
+// export must also sort nothing and start at its cursor. No planner setting is changed.
 // Skipped, saying so, without TEST_POSTGRES_URL.
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -20,7 +21,14 @@ if (BASE === undefined) console.warn('SKIP the PostgreSQL plan tests: TEST_POSTG
 
 const RECORDS = 5000
 
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] }
+interface PlanNode {
+  'Node Type': string
+  'Relation Name'?: string
+  'Index Name'?: string
+  'Shared Hit Blocks'?: number
+  'Shared Read Blocks'?: number
+  Plans?: PlanNode[]
+}
 
 /** every node that reads mutation_records, as "<node type> <index>" (a bitmap heap scan: its bitmap's indexes; none: "-") */
 function accesses (n: PlanNode, out: string[] = []): string[] {
@@ -35,6 +43,12 @@ function accesses (n: PlanNode, out: string[] = []): string[] {
 function indexesUnder (n: PlanNode): string[] {
   return (n.Plans ?? []).flatMap((c) => [...(c['Index Name'] === undefined ? [] : [c['Index Name']]), ...indexesUnder(c)])
 }
+
+/** every node type in the plan */
+const nodeTypes = (n: PlanNode): string[] => [n['Node Type'], ...(n.Plans ?? []).flatMap(nodeTypes)]
+
+/** the blocks a run of the plan read (its top node counts its children's) */
+const blocks = (n: PlanNode): number => (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0)
 
 describe.skipIf(BASE === undefined)('the PostgreSQL ledger\'s plans over a filled schema', { tags: ['slow'] }, () => {
   let url: string
@@ -65,24 +79,26 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger\'s plans over a fille
     await drop?.()
   })
 
-  /** the statement `run` sends, EXPLAINed with its own parameters */
-  async function planOf (run: () => Promise<unknown>): Promise<string[]> {
+  /** the plans of the statements `run` sends, each EXPLAINed with its own parameters (`analyze`: run, with its buffers) */
+  async function plansOf (run: () => Promise<unknown>, analyze = false): Promise<PlanNode[]> {
     sent.length = 0
     await run()
     expect(sent.length).toBeGreaterThan(0)
     const c = new pg.Client({ connectionString: url })
     await c.connect()
     try {
-      const out: string[] = []
+      const out: PlanNode[] = []
       for (const s of sent) {
-        const r = await c.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${s.text}`, s.values)
-        out.push(...accesses(r.rows[0]!['QUERY PLAN'][0]!.Plan))
+        const r = await c.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (${analyze ? 'ANALYZE, BUFFERS, ' : ''}FORMAT JSON) ${s.text}`, s.values)
+        out.push(r.rows[0]!['QUERY PLAN'][0]!.Plan)
       }
       return out
     } finally {
       await c.end()
     }
   }
+  /** how the statements `run` sends read mutation_records */
+  const planOf = async (run: () => Promise<unknown>): Promise<string[]> => (await plansOf(run)).flatMap((p) => accesses(p))
 
   const busiest = (): string => scaleCampaignId(plan.countOf.indexOf(Math.max(...plan.countOf)))
   /** every read of mutation_records goes through one of its indexes; a sequential scan is named in the failure */
@@ -102,6 +118,59 @@ describe.skipIf(BASE === undefined)('the PostgreSQL ledger\'s plans over a fille
     noSeqScan(await planOf(async () => await ledger.listUnresolved({ limit: 101 })))
     const last = first.at(-1)!
     noSeqScan(await planOf(async () => await ledger.listUnresolved({ state: 'ambiguous', after: { createdAt: last.createdAt, requestId: last.requestId }, limit: 101 })))
+  })
+
+  // ledger export (src/cli/ledger-command.ts) pages through every record by (created_at, request_id):
+  // a scan and a sort of the whole ledger per page made it quadratic (issue 47; migration 9)
+  it('the export, a page at a time: the first, one after a cursor, one from a time on, seek the creation-order index and sort nothing', async () => {
+    const first = await ledger.exportRecords({ limit: 1000 })
+    expect(first).toHaveLength(1000)
+    const last = first.at(-1)!
+    const middle = first[500]!
+    const pages = [
+      async () => await ledger.exportRecords({ limit: 1000 }),
+      async () => await ledger.exportRecords({ after: { createdAt: last.createdAt, requestId: last.requestId }, limit: 1000 }),
+      async () => await ledger.exportRecords({ since: middle.createdAt, limit: 1000 }),
+      async () => await ledger.exportRecords({ since: middle.createdAt, after: { createdAt: last.createdAt, requestId: last.requestId }, limit: 1000 })
+    ]
+    for (const page of pages) {
+      const plans = await plansOf(page)
+      expect(plans.flatMap((p) => accesses(p))).toEqual(['Index Scan mutation_records_created'])
+      expect(plans.flatMap(nodeTypes).filter((t) => /Sort/.test(t))).toEqual([])
+    }
+  })
+
+  it('a late page of the export reads about what the first does: the cursor and the window both bound the index scan', async () => {
+    // a few records a page, so a scan from the index's start (a bound left loose: every page reads
+    // all the records before it) stands out against the page's own reads
+    const all = await ledger.exportRecords({ limit: RECORDS })
+    const at = (k: number): { createdAt: number; requestId: string } => ({ createdAt: all[k]!.createdAt, requestId: all[k]!.requestId })
+    const read = async (run: () => Promise<unknown>): Promise<number> => blocks((await plansOf(run, true))[0]!)
+    const firstPage = await read(async () => await ledger.exportRecords({ limit: 5 }))
+    const late = [
+      await read(async () => await ledger.exportRecords({ after: at(RECORDS - 100), limit: 5 })),
+      await read(async () => await ledger.exportRecords({ since: all[RECORDS - 100]!.createdAt, limit: 5 })),
+      await read(async () => await ledger.exportRecords({ since: all[RECORDS - 200]!.createdAt, after: at(RECORDS - 100), limit: 5 })),
+      await read(async () => await ledger.exportRecords({ since: all[RECORDS - 100]!.createdAt, after: at(100), limit: 5 }))
+    ]
+    for (const n of late) expect(n).toBeLessThanOrEqual(firstPage + 8)
+  })
+
+  it('a campaign\'s export, first page and one after a cursor, reads through the campaign\'s index', async () => {
+    const c = busiest()
+    const first = await ledger.exportRecords({ campaignId: c, limit: 20 })
+    expect(first).toHaveLength(20)
+    const last = first.at(-1)!
+    for (const page of [
+      async () => await ledger.exportRecords({ campaignId: c, limit: 1000 }),
+      async () => await ledger.exportRecords({ campaignId: c, after: { createdAt: last.createdAt, requestId: last.requestId }, limit: 1000 }),
+      async () => await ledger.exportRecords({ campaignId: c, since: last.createdAt, limit: 1000 })
+    ]) {
+      const nodes = await planOf(page)
+      noSeqScan(nodes)
+      // a sort here, if any, is of this campaign's records after the cursor, never the ledger's
+      expect(nodes.filter((n) => !n.endsWith(' mutation_records_campaign'))).toEqual([])
+    }
   })
 
   it('a record by id (its lookup, reconcile\'s first read) and a campaign\'s ticket, read through an index', async () => {

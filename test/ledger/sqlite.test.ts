@@ -114,7 +114,7 @@ describe('sqlite file', () => {
     for (const state of [null, 'ambiguous']) {
       const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT request_id FROM mutation_records
         WHERE state IN ('pending', 'ambiguous') AND (@state IS NULL OR state = @state)
-          AND (created_at > @afterAt OR (created_at = @afterAt AND request_id > @afterId))
+          AND (created_at, request_id) > (@afterAt, @afterId)
         ORDER BY created_at, request_id LIMIT 10`).all({ state, afterAt: -1, afterId: '' }) as Array<{ detail: string }>
       expect(plan.map((p) => p.detail).join('\n'), String(state)).toMatch(/USING (COVERING )?INDEX mutation_records_unresolved_all/)
     }

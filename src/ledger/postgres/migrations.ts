@@ -155,6 +155,14 @@ export const migrations: readonly Migration[] = [
   // campaigns, found without a scan
   `
   CREATE INDEX mutation_records_task ON mutation_records (task_id) WHERE task_id IS NOT NULL;
+  `,
+  // 9 (docs/design.md#ledger): every record in the export's order, so each page of `ledger export`
+  // seeks to its keyset position instead of scanning and sorting the whole ledger (issue 47).
+  // Request ids in byte order (COLLATE "C"), as in 2 and as SQLite orders them: an index in the
+  // database's collation could not serve the query, which compares in "C". A campaign's export
+  // reads the campaign's index of 1 (its creation times, ties sorted alone)
+  `
+  CREATE INDEX mutation_records_created ON mutation_records (created_at, request_id COLLATE "C");
   `
 ]
 

@@ -148,10 +148,12 @@ async function firstUnresolved (st: PgState, campaignId: string): Promise<Mutati
   return row === undefined ? undefined : toRecord(row)
 }
 
+// the position as a row value, the index's condition: a page seeks to it, where `created_at > $2 OR
+// (created_at = $2 AND …)` read the index from its start on every page (docs/design.md#ledger)
 async function listUnresolved (st: PgState, o: { state?: UnresolvedState; after?: RecordPosition; limit: number }): Promise<MutationRecord[]> {
   return (await q<RecordRow>(st, `SELECT ${RECORD_COLUMNS} FROM mutation_records
     WHERE state IN ('pending', 'ambiguous') AND ($1::text IS NULL OR state = $1)
-      AND (created_at > $2 OR (created_at = $2 AND request_id COLLATE "C" > $3))
+      AND (created_at, request_id COLLATE "C") > ($2, $3)
     ORDER BY created_at, request_id COLLATE "C" LIMIT $4`,
   [o.state ?? null, o.after?.createdAt ?? Number.MIN_SAFE_INTEGER, o.after?.requestId ?? '', o.limit])).rows.map(toRecord)
 }

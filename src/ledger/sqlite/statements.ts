@@ -3,10 +3,12 @@
 // state column: the UPDATE names the state it leaves, and the caller reads `changes` to learn
 // whether it won.
 import type Database from 'better-sqlite3'
+import type { ExportStart } from '../keyset.js'
 import { FRONT_SEND_COLUMNS, RECORD_COLUMNS, type BindingRow, type BoundTaskRow, type FrontSendRow, type LeaseRow, type RecordRow } from '../rows.js'
 
 type Params = Record<string, unknown>
 type Id = { request_id: string; campaign_id: string }
+type ExportParams = ExportStart & { limit: number }
 
 /** the records and their campaigns' generations (records.ts) */
 function recordStatements (db: Database.Database) {
@@ -35,7 +37,7 @@ function recordStatements (db: Database.Database) {
     // the index's own predicate, written out, so that SQLite uses the partial index whatever the filter
     listUnresolved: db.prepare<Params, RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
       WHERE state IN ('pending', 'ambiguous') AND (@state IS NULL OR state = @state)
-        AND (created_at > @afterAt OR (created_at = @afterAt AND request_id > @afterId))
+        AND (created_at, request_id) > (@afterAt, @afterId)
       ORDER BY created_at, request_id LIMIT @limit`),
     recordOutcome: db.prepare<Params>(`UPDATE mutation_records
       SET state = @state, answer = @answer, outcome_code = @outcomeCode, task_id = @taskId, updated_at = @at
@@ -96,9 +98,14 @@ function boundTaskStatements (db: Database.Database) {
 /** the audit trail, retention, the remote's clock and the readiness ping (export.ts, retention.ts, clock.ts, sqlite-ledger.ts) */
 function operatorStatements (db: Database.Database) {
   return {
-    exportRecords: db.prepare<Params, RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
-      WHERE created_at >= @since AND (@campaignId IS NULL OR campaign_id = @campaignId)
-        AND (created_at > @afterAt OR (created_at = @afterAt AND request_id > @afterId))
+    // the position as a row value, which SQLite seeks to on mutation_records_created (migration 9);
+    // a campaign's export apart, on the campaign's index: `@c IS NULL OR campaign_id = @c` is
+    // planned once, for both cases, and never by that index (docs/design.md#ledger)
+    exportRecords: db.prepare<ExportParams, RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+      WHERE created_at >= @since AND (created_at, request_id) > (@afterAt, @afterId)
+      ORDER BY created_at, request_id LIMIT @limit`),
+    exportCampaignRecords: db.prepare<ExportParams & { campaignId: string }, RecordRow>(`SELECT ${RECORD_COLUMNS} FROM mutation_records
+      WHERE campaign_id = @campaignId AND created_at >= @since AND (created_at, request_id) > (@afterAt, @afterId)
       ORDER BY created_at, request_id LIMIT @limit`),
     // the record stays; what a caller sent, what it was answered and an operator's note go
     // (docs/design.md#request-ids-are-forever). The answer a replay gives is rebuilt from what stays
