@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastif
 import { z } from 'zod'
 import type { MutationAnswer } from '../src/control/pipeline.js'
 import { validatorCompiler } from '../src/http/errors.js'
+import { trustedSerializer } from '../src/http/trusted-serializer.js'
 import type { MutationOperation } from '../src/ledger/types.js'
 import {
   AcceptedAnswerSchema, CAMPAIGN_ID_EXAMPLE, EXAMPLE_REQUEST_IDS, CampaignIdSchema, CanceledAnswerSchema, ControlViewSchema, LeaseAnswerSchema,
@@ -140,6 +141,9 @@ const control: FastifyPluginAsyncZod = async (app) => {
     app.post(`/v1/campaigns/:campaignId/${m.path}`, {
       config: { scope: m.scope ?? 'control' },
       validatorCompiler: bodyToPipeline,
+      // every answer is built field by field by the gateway — the effect's answer, a stored one of
+      // those, a record's view, an error body — so plain JSON.stringify (docs/design.md#hot-path)
+      serializerCompiler: trustedSerializer,
       schema: {
         operationId: m.operationId,
         tags: ['control'],

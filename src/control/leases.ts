@@ -50,7 +50,7 @@ export function createLeaseKeeper (o: LeaseKeeperOptions): LeaseKeeper {
   }
 
   async function fresh (campaignId: string): Promise<Lease | null> {
-    const method = o.discovery.snapshot().controlMethods.read_control
+    const method = o.discovery.model().controlMethods.read_control
     if (method === undefined) {
       const cap = o.discovery.capability('control.read_control')
       throw new GatewayError('capability_unavailable', { missingPrerequisites: [cap.reason] })

@@ -83,7 +83,7 @@ export async function bindController (d: Pick<PipelineDeps, 'ledger' | 'now' | '
 
 /** controller mode, then this operation's own capability; answers the method to call */
 export function requireCapability (discovery: Discovery, operation: MutationOperation, body: Record<string, unknown>): string {
-  const snap = discovery.snapshot()
+  const snap = discovery.model()
   if (snap.mode !== 'controller') throw new GatewayError('capability_unavailable', { missingPrerequisites: snap.missingPrerequisites })
   const unavailable = (name: CapabilityName): GatewayError | undefined => {
     const cap = discovery.capability(name)

@@ -12,7 +12,7 @@ import type { Lease } from './wire.js'
 
 export async function readControl (s: PlaneState, campaignId: string, viewer: Caller): Promise<Lease | null> {
   await s.grants.require(viewer, 'read', campaignId)
-  if (s.o.discovery.snapshot().controlMethods.read_control === undefined) {
+  if (s.o.discovery.model().controlMethods.read_control === undefined) {
     throw new GatewayError('capability_unavailable', { missingPrerequisites: [s.o.discovery.capability('control.read_control').reason] })
   }
   return await s.leases.fresh(campaignId)

@@ -131,7 +131,7 @@ async function reconcile (d: ResolverDeps, campaignId: string, requestId: string
   const r = await recordOf(d, campaignId, requestId)
   const settled = unresolved(r, caller)
   if (settled !== undefined) return settled
-  const method = d.discovery.snapshot().controlMethods.request_status
+  const method = d.discovery.model().controlMethods.request_status
   if (method === undefined) {
     throw new GatewayError('capability_unavailable', { requestId, missingPrerequisites: [d.discovery.capability('control.request_status').reason] })
   }
@@ -148,7 +148,7 @@ async function acknowledge (d: ResolverDeps, campaignId: string, requestId: stri
   const r = await recordOf(d, campaignId, requestId)
   if (r.state === 'pending') throw new GatewayError('request_in_flight', { requestId })
   if (r.state !== 'ambiguous') throw new GatewayError('acknowledge_unsafe', { requestId, message: 'Only an ambiguous request can be acknowledged.' })
-  const canReconcile = d.discovery.snapshot().controlMethods.request_status !== undefined
+  const canReconcile = d.discovery.model().controlMethods.request_status !== undefined
   if (canReconcile && r.reconcileFailures === 0) {
     throw new GatewayError('acknowledge_unsafe', { requestId, message: 'The remote offers request_status: reconcile the request first.' })
   }

@@ -9,7 +9,7 @@
 // discovery-state.ts): a card path fetched in card-fetch.ts, a refresh and its timer in
 // card-refresh.ts.
 import type { A2aWire, ProtocolVersion } from '../upstream/a2a-wire.js'
-import type { Capability, CapabilityName } from './capabilities.js'
+import type { Capability, CapabilityModel, CapabilityName } from './capabilities.js'
 import { REFUSAL_DEFINED } from './version-backoff.js'
 import { refresh, schedule } from './card-refresh.js'
 import { expire, iso, openDiscoveryState, recompute, snapshotOf, type DiscoveryOptions, type DiscoverySnapshot, type DiscoveryState } from './discovery-state.js'
@@ -20,6 +20,8 @@ export { freshnessMs } from './card-fetch.js'
 export interface Discovery {
   refresh: () => Promise<DiscoverySnapshot>
   snapshot: () => DiscoverySnapshot
+  /** the capability model as derived now, shared and read-only: the mode and control methods every mutation checks, without a snapshot's copy (docs/design.md#hot-path) */
+  model: () => Readonly<CapabilityModel>
   /** one capability's state, cheap enough for every request */
   capability: (name: CapabilityName) => Capability
   /** the wire of the protocol version in use (v0.3's while none is chosen: nothing is called then) */
@@ -42,6 +44,10 @@ export function createDiscovery (o: DiscoveryOptions): Discovery {
   return {
     refresh: () => refresh(s),
     snapshot: () => snapshotOf(s),
+    model: () => {
+      if (s.spoken.until !== undefined) expire(s)
+      return s.model
+    },
     // read by every request: the model and the wire as derived, a refusal's end checked only while one runs
     capability: (name) => {
       if (s.spoken.until !== undefined) expire(s)

@@ -30,7 +30,8 @@ export function createCampaignLocks (): CampaignLocks {
     }
     let release: () => void
     try {
-      release = await withTimeout(e.mutex, Math.max(0, waitMs)).acquire()
+      // a free campaign's lock is taken at once: no wait to bound, so no timer (docs/design.md#hot-path)
+      release = e.mutex.isLocked() ? await withTimeout(e.mutex, Math.max(0, waitMs)).acquire() : await e.mutex.acquire()
     } catch (err) {
       leave()
       if (err === E_TIMEOUT) return undefined

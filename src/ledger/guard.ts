@@ -9,20 +9,32 @@ import type { Ledger } from './types.js'
 export const UNGUARDED = Symbol('unguarded ledger')
 
 export function guardLedger (ledger: Ledger, logger: Logger): Ledger {
+  // each method's guard made once, on its first use: a guard made at every property read was a
+  // closure per ledger call, five or more a mutation (docs/design.md#hot-path)
+  const guarded = new Map<PropertyKey, unknown>()
   return new Proxy(ledger, {
     get (target, key, receiver) {
       if (key === UNGUARDED) return target
       const value: unknown = Reflect.get(target, key, receiver)
       if (typeof value !== 'function') return value
-      return async (...args: unknown[]) => {
-        try {
-          return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)
-        } catch (err) {
-          if (isGatewayError(err)) throw err
-          logger.error({ err, method: String(key) }, 'ledger call failed')
-          throw new GatewayError('ledger_unavailable', { cause: err })
-        }
+      let g = guarded.get(key) as { fn: unknown; guard: unknown } | undefined
+      if (g === undefined || g.fn !== value) {
+        g = { fn: value, guard: guardOf(target, value as (...a: unknown[]) => Promise<unknown>, String(key), logger) }
+        guarded.set(key, g)
       }
+      return g.guard
     }
   })
+}
+
+function guardOf (target: Ledger, fn: (...a: unknown[]) => Promise<unknown>, method: string, logger: Logger): (...args: unknown[]) => Promise<unknown> {
+  return async (...args: unknown[]) => {
+    try {
+      return await fn.apply(target, args)
+    } catch (err) {
+      if (isGatewayError(err)) throw err
+      logger.error({ err, method }, 'ledger call failed')
+      throw new GatewayError('ledger_unavailable', { cause: err })
+    }
+  }
 }

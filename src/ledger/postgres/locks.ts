@@ -18,6 +18,9 @@ type OnError = (err: Error & { code?: string }) => void
 /** a connection within `ms`, or undefined; one that arrives late goes straight back */
 async function connectWithin (pool: pg.Pool, ms: number): Promise<pg.PoolClient | undefined> {
   if (ms <= 0) return undefined
+  // more idle connections than waiters: one is handed over at the next tick, in the queue's order,
+  // so there is no wait to bound, no timer and no race (docs/design.md#hot-path)
+  if (pool.idleCount > pool.waitingCount) return await pool.connect()
   let timer: NodeJS.Timeout | undefined
   let late = false
   const connecting = pool.connect()

@@ -7,6 +7,11 @@ import type { SqliteState } from './state.js'
 
 async function bindController (st: SqliteState, b: ControllerBinding): Promise<ControllerBinding> {
   const key = controllerKey(b.controllerId)
+  // every mutation binds its controller id and nearly always finds it bound: a read then, outside
+  // the group commit, which runs each batch inside one synchronous transaction, so a read here sees
+  // only what is committed (docs/design.md#group-commit); the write waited for a commit every time
+  const found = st.s.binding.get(key)
+  if (found !== undefined) return toBinding(found)
   const row = { key, ...b }
   return toBinding(await st.write(() => {
     st.s.bind.run(row)
