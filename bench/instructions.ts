@@ -2,18 +2,22 @@
 // instructions, counted by valgrind's callgrind — the same figure run after run, whatever else the
 // VM is doing (the CPU µs of the comparison move by ±10 % here), so a change worth 1 % can be
 // told from noise. For each of the bare Node proxy, the bare Fastify proxy and the gateway: the
-// process starts under callgrind with counting off, serves BENCH_IR_WARM reads (the JIT settles),
-// counts BENCH_IR_N reads one at a time (no batching to vary with timing), and dumps. The
-// optimizing compiler's own work (V8's `compiler::` functions) is reported apart: it is a warm-up
-// cost that moves with timing, not a cost per read. Then a coalesced answer, 64 callers at once,
-// against the upstream's own answer and bare Fastify's from memory (coalescedRows); then a
-// mutation (mutationRows). Needs valgrind (`apt-get install -y valgrind`); user-space
-// instructions only — the kernel's share of a write is not in it.
+// same process first runs at full speed with V8's `--trace-opt --trace-deopt`, reads one at a time
+// in windows until the optimizing compiler has been quiet for a while (settle: the steady state,
+// issue 47); then it starts under callgrind with counting off, serves that many reads, counts
+// BENCH_IR_N reads one at a time (no batching to vary with timing), and dumps. A fixed warm-up of
+// 8,000 left the gateway still compiling: 33 k instructions a read in the compiler and a read path
+// not yet optimised (BENCHMARKS.md#read-steady-state). The optimizing compiler's own work (V8's
+// `compiler::` functions) and the garbage collector's are reported apart, with what V8 optimised
+// while the count ran. Then a coalesced answer, 64 callers at once, against the upstream's own
+// answer and bare Fastify's from memory (coalescedRows), warmed the same way; then a mutation
+// (mutationRows), after a fixed warm-up. Needs valgrind (`apt-get install -y valgrind`);
+// user-space instructions only — the kernel's share of a write is not in it.
 // Under valgrind a read takes milliseconds, so work done per unit of time (the load-shedding
 // sampler, the deadline sweep) weighs more per read here than at full speed: compare rows and
 // versions with this, not absolute costs.
 import { execFileSync, fork } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -25,7 +29,12 @@ import { bareHealth, deployedNodeFlags, directHealth, gatewayEnv, header, restHe
 import type { Request } from './load.js'
 
 const N = Number(process.env.BENCH_IR_N ?? 2000)
-const WARM = Number(process.env.BENCH_IR_WARM ?? 8000)
+/** BENCH_IR_WARM: a fixed warm-up of the read rows instead of one measured (settle), as before issue 47 */
+const WARM = process.env.BENCH_IR_WARM === undefined ? undefined : Number(process.env.BENCH_IR_WARM)
+/** the read rows' warm-up, measured: windows of BENCH_IR_WINDOW reads until BENCH_IR_QUIET in a row see V8's optimizing compiler do nothing, at most BENCH_IR_WARM_CAP reads */
+const WINDOW = Number(process.env.BENCH_IR_WINDOW ?? 1000)
+const QUIET = Number(process.env.BENCH_IR_QUIET ?? 8)
+const WARM_CAP = Number(process.env.BENCH_IR_WARM_CAP ?? 200_000)
 const COMPILER = /compiler::|Compiler::|CodeGenerator|OptimizedCompilationJob/
 /**
  * V8's garbage collector, reported apart too: one mark-compact is ~150 k instructions per read over
@@ -55,7 +64,8 @@ async function drive (pool: Pool, token: string, n: number, first: number): Prom
 /** the coalesced rows' callers: `n` bursts of CALLERS requests at once on `pool`, every answer a 200 */
 const CALLERS = 64
 const BURSTS = Number(process.env.BENCH_IR_BURSTS ?? 50)
-const WARM_BURSTS = Number(process.env.BENCH_IR_BURSTS_WARM ?? 125)
+/** BENCH_IR_BURSTS_WARM: a fixed warm-up of the coalesced rows, in bursts, instead of one measured (settle) */
+const WARM_BURSTS = process.env.BENCH_IR_BURSTS_WARM === undefined ? undefined : Number(process.env.BENCH_IR_BURSTS_WARM)
 async function bursts (pool: Pool, make: () => Request, n: number): Promise<void> {
   for (let b = 0; b < n; b++) {
     await Promise.all(Array.from({ length: CALLERS }, async () => {
@@ -90,6 +100,96 @@ function count (files: string[]): { all: number; compiler: number; gc: number } 
   return { all, compiler, gc }
 }
 
+/** what V8 reports with `--trace-opt --trace-deopt`: functions optimised (compiled by TurboFan), deoptimisations and their reasons */
+interface CompilerEvents { optimised: number; deopts: number; reasons: Map<string, number> }
+
+function compilerEvents (text: string): CompilerEvents {
+  const e: CompilerEvents = { optimised: 0, deopts: 0, reasons: new Map() }
+  for (const line of text.split('\n')) {
+    if (line.startsWith('[completed compiling ')) e.optimised++
+    else if (line.startsWith('[bailout (kind: deopt')) {
+      e.deopts++
+      const reason = /reason: ([^)]*)\): begin\. deoptimizing \S+ <JSFunction ([^ >]*)/.exec(line)
+      const key = reason === null ? '?' : `${reason[2] === '(sfi' ? '(anonymous)' : reason[2]!}: ${reason[1]!}`
+      e.reasons.set(key, (e.reasons.get(key) ?? 0) + 1)
+    }
+  }
+  return e
+}
+
+/** the text appended to `file` since `from`, and where it now ends */
+function readFrom (file: string, from: number): { text: string; end: number } {
+  const end = statSync(file).size
+  if (end <= from) return { text: '', end: from }
+  const fd = openSync(file, 'r')
+  try {
+    const buf = Buffer.alloc(end - from)
+    readSync(fd, buf, 0, buf.length, from)
+    return { text: buf.toString('utf8'), end }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** the node flags of a row's child: `--single-threaded` (the compiler on the main thread, so it is counted), the bench's, the deployed ones for the gateway */
+const nodeFlags = (script: string): string[] =>
+  ['--single-threaded', ...(process.env.BENCH_IR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''), ...(script === 'gateway-child.js' ? deployedNodeFlags() : []), '--trace-opt', '--trace-deopt']
+
+/** how long the optimizing compiler took to fall quiet on a row, measured at full speed (settle) */
+interface Settled { units: number; windows: number[]; deopts: number; reasons: Map<string, number>; quiet: boolean; seconds: number }
+
+/**
+ * The row's child at full speed, not under callgrind, with the same node flags: `step` run in
+ * windows of `window` units until QUIET windows in a row saw V8 optimise or deoptimise nothing,
+ * or WARM_CAP units. The units until then are the row's warm-up under callgrind, where the same
+ * reads take ~50 times longer. V8 tiers a function up by the bytecode it has run (its interrupt
+ * budget), not by time, and with `--single-threaded` compiles on the main thread at once, so the
+ * same reads bring the same optimisations in both runs; what runs by the clock (timers, the
+ * logger's batch) runs more often per read under callgrind, and the counted window's own count of
+ * optimisations says whether that moved anything (underCallgrind).
+ */
+async function settle (o: { script: string; env: Record<string, string>; dir: string; connections: number; window: number; step: (pool: Pool, n: number) => Promise<void> }): Promise<Settled> {
+  const file = join(o.dir, `${o.script}.settle.log`)
+  const log = openSync(file, 'a')
+  const proc = fork(join(BUILD, 'bench', o.script), [], { execArgv: nodeFlags(o.script), env: { ...process.env, ...o.env, BENCH_GC_TOTALS: 'off' }, stdio: ['ignore', log, 'ignore', 'ipc'] })
+  closeSync(log)
+  const s: Settled = { units: 0, windows: [], deopts: 0, reasons: new Map(), quiet: false, seconds: 0 }
+  const t0 = performance.now()
+  try {
+    const url = await ready(proc, o.script)
+    const pool = new Pool(url, { connections: o.connections })
+    try {
+      let at = readFrom(file, 0).end
+      let still = 0
+      while (s.units < WARM_CAP && still < QUIET) {
+        await o.step(pool, o.window)
+        s.units += o.window
+        const { text, end } = readFrom(file, at)
+        at = end
+        const e = compilerEvents(text)
+        s.windows.push(e.optimised)
+        s.deopts += e.deopts
+        for (const [k, v] of e.reasons) s.reasons.set(k, (s.reasons.get(k) ?? 0) + v)
+        still = e.optimised + e.deopts === 0 ? still + 1 : 0
+      }
+      s.quiet = still >= QUIET
+      s.seconds = (performance.now() - t0) / 1000
+    } finally {
+      await pool.close()
+    }
+  } finally {
+    proc.kill('SIGKILL')
+  }
+  return s
+}
+
+async function ready (proc: ReturnType<typeof fork>, script: string): Promise<string> {
+  return await new Promise<string>((resolve, reject) => {
+    proc.on('message', (m: { type: string; url: string }) => { if (m.type === 'ready') resolve(m.url) })
+    proc.once('exit', (code) => { reject(new Error(`${script} exited (${String(code)})`)) })
+  })
+}
+
 /**
  * One target under callgrind: started with counting off, `warm` run, then `counted` run with
  * counting on, dumped, killed; the instructions per unit (`units` of them counted) printed. Both
@@ -98,28 +198,30 @@ function count (files: string[]): { all: number; compiler: number; gc: number } 
  * connection brings, ~74 k a read on bare Fastify; for the coalesced rows 64 connections whose
  * first requests arrived one by one, each an upstream call of its own (BENCHMARKS.md#warm-connections)
  */
-async function underCallgrind (o: { name: string; unit: string; script: string; env: Record<string, string>; dir: string; units: number; connections: number; warm: (pool: Pool) => Promise<void>; counted: (pool: Pool) => Promise<void> }): Promise<void> {
+async function underCallgrind (o: { name: string; unit: string; script: string; env: Record<string, string>; dir: string; units: number; connections: number; warm: (pool: Pool) => Promise<void>; counted: (pool: Pool) => Promise<void>; note?: string }): Promise<void> {
   const out = join(KEEP ?? o.dir, `cg-${o.script}`)
-  const log = openSync(join(o.dir, `${o.script}.log`), 'a')
+  const file = join(o.dir, `${o.script}.log`)
+  const log = openSync(file, 'a')
   const proc = fork(join(BUILD, 'bench', o.script), [], {
     execPath: 'valgrind',
     // V8's JIT writes code into memory it then runs: callgrind must look for that
-    execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`, process.execPath, '--single-threaded', ...(process.env.BENCH_IR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''), ...(o.script === 'gateway-child.js' ? deployedNodeFlags() : [])],
+    execArgv: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`, process.execPath, ...nodeFlags(o.script)],
     env: { ...process.env, ...o.env, BENCH_GC_TOTALS: 'off' },
     stdio: ['ignore', log, 'ignore', 'ipc']
   })
   closeSync(log)
+  // what V8's optimizing compiler did while the count ran: nothing, once the warm-up was long enough
+  let during: CompilerEvents
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      proc.on('message', (m: { type: string; url: string }) => { if (m.type === 'ready') resolve(m.url) })
-      proc.once('exit', (code) => { reject(new Error(`${o.script} under valgrind exited (${String(code)})`)) })
-    })
+    const url = await ready(proc, `${o.script} under valgrind`)
     const pool = new Pool(url, { connections: o.connections })
     try {
       await o.warm(pool)
+      const from = readFrom(file, 0).end
       execFileSync('callgrind_control', ['-i', 'on', String(proc.pid)], { stdio: 'ignore' })
       await o.counted(pool)
       execFileSync('callgrind_control', ['-d', String(proc.pid)], { stdio: 'ignore' })
+      during = compilerEvents(readFrom(file, from).text)
     } finally {
       await pool.close()
     }
@@ -128,7 +230,16 @@ async function underCallgrind (o: { name: string; unit: string; script: string; 
   }
   const c = count(readdirSync(KEEP ?? o.dir).filter((f) => f.startsWith(`cg-${o.script}.${String(proc.pid)}`)).map((f) => join(KEEP ?? o.dir, f)))
   const k = (n: number): string => (n / o.units / 1000).toFixed(1)
-  console.log(`  ${o.name.padEnd(20)} ${k(c.all - c.compiler - c.gc).padStart(7)} k instructions/${o.unit}  (+ ${k(c.gc)} k in the garbage collector, + ${k(c.compiler)} k in the optimizing compiler)`)
+  console.log(`  ${o.name.padEnd(20)} ${k(c.all - c.compiler - c.gc).padStart(7)} k instructions/${o.unit}  (+ ${k(c.gc)} k in the garbage collector, + ${k(c.compiler)} k in the optimizing compiler; ` +
+    `with the collector ${k(c.all - c.compiler)} k; while counted V8 optimised ${during.optimised} functions and deoptimised ${during.deopts})${o.note ?? ''}`)
+}
+
+/** a settled row's warm-up, for the row's line: how long, and what the compiler did window by window */
+function settledNote (s: Settled, unit: string, window = WINDOW): string {
+  const quietFrom = s.units - (s.quiet ? QUIET * window : 0)
+  const reasons = [...s.reasons].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([r, n]) => `${r} ×${n}`).join('; ')
+  return `\n  ${''.padEnd(20)} warm-up ${s.units.toLocaleString('en')} ${unit}s (${s.seconds.toFixed(0)} s at full speed): ${s.quiet ? `quiet after ${quietFrom.toLocaleString('en')}` : 'not quiet by the cap (BENCH_IR_WARM_CAP)'}; ` +
+    `functions optimised per ${window.toLocaleString('en')}: ${s.windows.join(' ')}; ${s.deopts} deoptimisations${reasons === '' ? '' : ` (${reasons})`}`
 }
 
 export async function instructions (): Promise<void> {
@@ -145,16 +256,20 @@ export async function instructions (): Promise<void> {
   // a read takes milliseconds under valgrind: the event-loop delay bound would shed them
   gw.GATEWAY_MAX_EVENT_LOOP_DELAY_MS = '0'
   const rows: Array<[string, string]> = [['bare Node proxy', 'bare-proxy-child.js'], ['bare Fastify proxy', 'fastify-floor-child.js'], ['gateway, uncached', 'gateway-child.js']]
-  console.log(`${header()}\ninstructions per uncached GET /v1/tasks/:id, one at a time, ${N} counted after ${WARM}, under callgrind (--single-threaded node)`)
+  const warmup = WARM === undefined ? `a warm-up measured at full speed first (windows of ${WINDOW.toLocaleString('en')} reads until ${QUIET} in a row see V8 optimise nothing, at most ${WARM_CAP.toLocaleString('en')})` : `after ${WARM}`
+  console.log(`${header()}\ninstructions per uncached GET /v1/tasks/:id, one at a time, ${N} counted ${warmup}, under callgrind (--single-threaded node)`)
   let first = 0
   // every read row's child: the gateway's configuration, and the upstream the bare proxies call
   const readEnv = { BENCH_GATEWAY_ENV: JSON.stringify(gw), BENCH_UPSTREAM: upstream.url }
+  const step = async (pool: Pool, n: number): Promise<void> => { await drive(pool, token, n, first); first += n }
   try {
     for (const [name, script] of rows) {
       if (ONLY !== undefined && !name.startsWith(ONLY)) continue
-      const warm = async (pool: Pool): Promise<void> => { await drive(pool, token, WARM, first); first += WARM }
-      const counted = async (pool: Pool): Promise<void> => { await drive(pool, token, N, first); first += N }
-      await underCallgrind({ name, unit: 'read', script, env: readEnv, dir, units: N, connections: 1, warm, counted })
+      const settled = WARM === undefined ? await settle({ script, env: readEnv, dir, connections: 1, window: WINDOW, step }) : undefined
+      const reads = settled?.units ?? WARM ?? 0
+      const warm = async (pool: Pool): Promise<void> => { await step(pool, reads) }
+      const counted = async (pool: Pool): Promise<void> => { await step(pool, N) }
+      await underCallgrind({ name, unit: 'read', script, env: readEnv, dir, units: N, connections: 1, warm, counted, note: settled === undefined ? '' : settledNote(settled, 'read') })
     }
     await coalescedRows(dir, upstream, readEnv, token)
   } finally {
@@ -183,14 +298,20 @@ async function coalescedRows (dir: string, upstream: Child, env: Record<string, 
   ]
   const chosen = rows.filter(([name]) => ONLY === undefined || name.startsWith(ONLY))
   if (chosen.length === 0) return
-  console.log(`instructions per answer, ${CALLERS} callers at once, ${BURSTS * CALLERS} counted after ${WARM_BURSTS * CALLERS} (GET /v1/supervisor/health; direct: the upstream's message/send)`)
+  const warmup = WARM_BURSTS === undefined ? 'a warm-up measured at full speed first, as the reads\'' : `after ${WARM_BURSTS * CALLERS}`
+  console.log(`instructions per answer, ${CALLERS} callers at once, ${BURSTS * CALLERS} counted ${warmup} (GET /v1/supervisor/health; direct: the upstream's message/send)`)
+  // the window in answers: whole bursts of CALLERS, about WINDOW of them
+  const window = Math.max(1, Math.round(WINDOW / CALLERS)) * CALLERS
   for (const [name, script, make] of chosen) {
     let before = 0
     let after = 0
     const health = async (): Promise<number> => (await upstream.stats()).calls['message/send'] ?? 0
-    const warm = async (pool: Pool): Promise<void> => { await bursts(pool, make, WARM_BURSTS); before = await health() }
+    const step = async (pool: Pool, answers: number): Promise<void> => { await bursts(pool, make, answers / CALLERS) }
+    const settled = WARM_BURSTS === undefined ? await settle({ script, env, dir, connections: CALLERS, window, step }) : undefined
+    const answers = settled?.units ?? (WARM_BURSTS ?? 0) * CALLERS
+    const warm = async (pool: Pool): Promise<void> => { await step(pool, answers); before = await health() }
     const counted = async (pool: Pool): Promise<void> => { await bursts(pool, make, BURSTS); after = await health() }
-    await underCallgrind({ name, unit: 'answer', script, env, dir, units: BURSTS * CALLERS, connections: CALLERS, warm, counted })
+    await underCallgrind({ name, unit: 'answer', script, env, dir, units: BURSTS * CALLERS, connections: CALLERS, warm, counted, note: settled === undefined ? '' : settledNote(settled, 'answer', window) })
     if (script === 'gateway-child.js') console.log(`  ${''.padEnd(20)} ${((after - before) / (BURSTS * CALLERS) * 100).toFixed(1)} % of answers made an upstream call`)
   }
 }

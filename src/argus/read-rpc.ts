@@ -31,17 +31,32 @@ export interface ReadRpc {
 
 const READ = { kind: 'read' } as const
 
+type ReadDeps = { client: UpstreamClient; discovery: Discovery }
+
 /** the remote's result, or the contract error its failure means */
-export async function readRpc (d: { client: UpstreamClient; discovery: Discovery }, wire: A2aWire, read: ReadRpc): Promise<unknown> {
-  const { requestId } = read
+export async function readRpc (d: ReadDeps, wire: A2aWire, read: ReadRpc): Promise<unknown> {
   let r: RpcResult
   try {
-    // Object.assign, not `{ ...read.call, kind: 'read' }`: on Node 20's V8 a spread followed by more
-    // properties takes a slow path, ~19 k instructions and ~0.2 KB promoted a read (docs/design.md#hot-path)
-    r = await d.client.rpc(Object.assign({}, read.call, READ))
+    r = await sendRead(d, read)
   } catch (err) {
-    throw readFailure(err, requestId)
+    throw readFailure(err, read.requestId)
   }
+  return readAnswer(d, wire, read, r)
+}
+
+/**
+ * readRpc in two halves, for a caller on the hot path that awaits the call in its own async frame
+ * rather than in readRpc's as well (fetchTask: docs/design.md#hot-path): the call, whose failure
+ * the caller passes to readFailure; then its answer, the result or the contract error it means
+ */
+export function sendRead (d: ReadDeps, read: ReadRpc): Promise<RpcResult> {
+  // Object.assign, not `{ ...read.call, kind: 'read' }`: on Node 20's V8 a spread followed by more
+  // properties takes a slow path, ~19 k instructions and ~0.2 KB promoted a read (docs/design.md#hot-path)
+  return d.client.rpc(Object.assign({}, read.call, READ))
+}
+
+export function readAnswer (d: ReadDeps, wire: A2aWire, read: ReadRpc, r: RpcResult): unknown {
+  const { requestId } = read
   if (r.ok) {
     if (r.date !== undefined) read.dated?.(r.date)
     return r.result

@@ -5,7 +5,6 @@
 // (`ClientState`, made once: client/state.ts); the exchanges and their refusals in
 // client/exchange.ts and client/rpc-exchange.ts, an answer read in client/answer.ts.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Client } from 'undici'
 import type { Hold } from './byte-budget.js'
 import { jsonString } from '../core/json-text.js'
 import { randomUuid } from '../core/random-uuid.js'
@@ -24,7 +23,7 @@ const ACCEPT_JSON = Object.freeze({ accept: 'application/json' })
 export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient {
   const s = openClientState(o)
   return {
-    rpc: (call) => rpc(s, call),
+    rpc: (call) => call.kind === 'mutation' ? mutate(s, call) : readCall(s, call),
     get: (suffix, opts) => get(s, suffix, opts),
     // called once the API has stopped serving: an exchange still open belongs to a request the
     // drain cut, or to a discovery refresh, so it is aborted rather than waited for
@@ -32,46 +31,78 @@ export function createUpstreamClient (o: UpstreamClientOptions): UpstreamClient 
   }
 }
 
-async function rpc (s: ClientState, call: RpcCall): Promise<RpcResult> {
-  // a flat id, not randomUUID's rope of twenty pieces (src/core/random-uuid.ts)
-  const id = call.id ?? randomUuid()
-  // JSON.stringify of { jsonrpc, id, method, params }, its fixed part by hand (src/core/json-text.ts)
-  const body = '{"jsonrpc":"2.0","id":' + jsonString(id) + ',"method":' + jsonString(call.method) + ',"params":' + JSON.stringify(call.params) + '}'
+/** a flat id, not randomUUID's rope of twenty pieces (src/core/random-uuid.ts) */
+const idOf = (call: RpcCall): string => call.id ?? randomUuid()
+
+/** JSON.stringify of { jsonrpc, id, method, params }, its fixed part by hand (src/core/json-text.ts) */
+const rpcBody = (id: string, call: RpcCall): string => '{"jsonrpc":"2.0","id":' + jsonString(id) + ',"method":' + jsonString(call.method) + ',"params":' + JSON.stringify(call.params) + '}'
+
+async function mutate (s: ClientState, call: RpcCall): Promise<RpcResult> {
+  const id = idOf(call)
+  const body = rpcBody(id, call)
   const headers = withAuth(s, s.rpcHeaders, call.headers)
   const maxBytes = call.maxBytes ?? s.o.maxResponseBytes
-  if (call.kind === 'mutation') {
-    const deadline = Math.min(call.deadline ?? Infinity, Date.now() + s.o.mutationTimeoutMs)
-    return await timed(s, call.op, () => sendMutation(s, call.op, id, body, headers, maxBytes, deadline))
-  }
-  const deadline = Math.min(call.deadline ?? Infinity, Date.now() + s.o.readTimeoutMs)
-  return await timed(s, call.op, () => withReadRetry(deadline, () => readOnce(s, call, id, body, headers, maxBytes, deadline)))
+  const deadline = Math.min(call.deadline ?? Infinity, Date.now() + s.o.mutationTimeoutMs)
+  return await timed(s, call.op, () => sendMutation(s, call.op, id, body, headers, maxBytes, deadline))
 }
 
 /**
  * A fresh connection per mutation and no retry: failure before the connection is up means
- * nothing was sent; anything after is ambiguous, never repeated (docs/design.md#single-shot)
+ * nothing was sent; anything after is ambiguous, never repeated (docs/design.md#single-shot).
+ * `reset` makes the socket carry this request alone and close after it; the pool's client then
+ * connects anew for the next send, whatever the remote's keep-alive
  */
 async function sendMutation (s: ClientState, op: string, id: string, body: string, headers: Record<string, string>, maxBytes: number, deadline: number): Promise<RpcResult> {
-  const client = new Client(s.o.origin, { connect: s.connect, pipelining: 1, headersTimeout: s.o.mutationTimeoutMs, bodyTimeout: s.o.mutationTimeoutMs })
-  try {
-    const ex = await exchange(s, client, { method: 'POST', path: s.rpcPath, body, headers, maxBytes, deadline, reset: true })
-    return parseRpc(s, ex, id, op)
-  } finally {
-    client.destroy().catch(() => undefined)
-  }
+  const ex = await exchange(s, s.mutationPool, { method: 'POST', path: s.rpcPath, body, headers, maxBytes, deadline, reset: true })
+  return parseRpc(s, ex, id, op)
 }
 
-/** one attempt of a JSON-RPC read (withReadRetry may make a second) */
-async function readOnce (s: ClientState, call: RpcCall, id: string, body: string, headers: Record<string, string>, maxBytes: number, deadline: number): Promise<RpcResult> {
-  const hold: Hold | undefined = call.budgeted === true ? { bytes: 0 } : undefined
+/**
+ * A JSON-RPC read: timed, each attempt a socket from the gate, the exchange and the answer parsed
+ * while its bytes are held, retried once when nothing was sent (retryPause). What `timed` and
+ * `withReadRetry` do for a card fetch, written out in one async frame: each wrapper, and the
+ * attempt and the exchange as functions of their own, was a promise, a suspended frame and an
+ * await more a read, ~250 bytes an await (docs/design.md#hot-path).
+ */
+async function readCall (s: ClientState, call: RpcCall): Promise<RpcResult> {
+  const id = idOf(call)
+  const body = rpcBody(id, call)
+  const headers = withAuth(s, s.rpcHeaders, call.headers)
+  const maxBytes = call.maxBytes ?? s.o.maxResponseBytes
+  const deadline = Math.min(call.deadline ?? Infinity, Date.now() + s.o.readTimeoutMs)
+  const start = performance.now()
   try {
-    const ex = await readExchange(s, { method: 'POST', path: s.rpcPath, body, headers, maxBytes, deadline, hold, withDate: call.withDate }, false)
-    const r = parseRpc(s, ex, id, call.op)
-    if (r.ok && ex.date !== undefined) r.date = ex.date
+    let r: RpcResult | undefined
+    for (let retried = false; ; retried = true) {
+      const hold: Hold | undefined = call.budgeted === true ? { bytes: 0 } : undefined
+      let pause: number | undefined
+      try {
+        if (deadline - Date.now() <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
+        // no per-call signal or timer (docs/design.md#hot-path): a waiter leaves at its deadline by the gate's own timer
+        const ticket = await s.gate.acquire(deadline, undefined, false)
+        let ex: Exchange
+        try {
+          ex = await rpcExchange(s, s.readPool, { method: 'POST', path: s.rpcPath, body, headers, maxBytes, deadline, hold, withDate: call.withDate, withHeaders: false })
+        } finally {
+          s.gate.release(ticket, true)
+        }
+        r = parseRpc(s, ex, id, call.op)
+        if (r.ok && ex.date !== undefined) r.date = ex.date
+      } catch (err) {
+        pause = retried ? undefined : retryPause(err, deadline)
+        if (pause === undefined) throw err
+      } finally {
+        // held until parsed: the chunks, the string and the object graph all live until here
+        if (hold !== undefined) s.budget.release(hold)
+      }
+      if (r !== undefined) break
+      await sleep(pause)
+    }
+    s.o.observe?.(call.op, r.ok ? 'ok' : 'rpc_error', (performance.now() - start) / 1e3)
     return r
-  } finally {
-    // held until parsed: the chunks, the string and the object graph all live until here
-    if (hold !== undefined) s.budget.release(hold)
+  } catch (err) {
+    s.o.observe?.(call.op, err instanceof UpstreamCallError ? err.outcome : 'network', (performance.now() - start) / 1e3)
+    throw err
   }
 }
 
@@ -79,33 +110,42 @@ async function get (s: ClientState, suffix: string, opts: GetOptions): Promise<G
   if (!suffix.startsWith('/') || suffix.includes('//') || suffix.includes('..')) throw new Error('discovery paths are fixed suffixes of the A2A base')
   const deadline = Math.min(opts.deadline ?? Infinity, Date.now() + s.o.readTimeoutMs)
   return await timed(s, opts.op, () => withReadRetry(deadline, async () => {
-    return await readExchange(s, { method: 'GET', path: `${s.o.basePath}${suffix}`, headers: Object.assign({}, opts.headers, ACCEPT_JSON, s.authHeaders), maxBytes: opts.maxBytes, deadline }, true)
+    // the fields of a JSON-RPC read's request, in its order: one shape for both (readCall)
+    return await cardExchange(s, { method: 'GET', path: `${s.o.basePath}${suffix}`, body: undefined, headers: Object.assign({}, opts.headers, ACCEPT_JSON, s.authHeaders), maxBytes: opts.maxBytes, deadline, hold: undefined, withDate: false, withHeaders: true })
   }))
 }
 
-/** an exchange on the read Pool, through the gate: discovery waits first, JSON-RPC reads feed the estimate */
-async function readExchange (s: ClientState, req: ExchangeRequest, discovery: boolean): Promise<Exchange> {
+/**
+ * a card fetch on the read Pool, through the gate: it waits first, and does not feed the estimate
+ * (JSON-RPC reads do: readCall); its answer read as theirs is, headers kept (rpcExchange)
+ */
+async function cardExchange (s: ClientState, req: ExchangeRequest): Promise<Exchange> {
   if (req.deadline - Date.now() <= 0) throw new UpstreamCallError('timeout', { nothingSent: true })
-  // no per-call signal or timer (docs/design.md#hot-path): a waiter leaves at its deadline by the gate's own timer
-  const ticket = await s.gate.acquire(req.deadline, undefined, discovery)
+  const ticket = await s.gate.acquire(req.deadline, undefined, true)
   try {
-    return await (req.method === 'POST' ? rpcExchange(s, s.readPool, req) : exchange(s, s.readPool, req))
+    return await rpcExchange(s, s.readPool, req)
   } finally {
-    s.gate.release(ticket, !discovery)
+    s.gate.release(ticket, false)
   }
 }
 
-/** the hand-written single retry of a read: once, with jitter, only when nothing was sent */
+/** the hand-written single retry of a read: once, with jitter (retryPause) */
 async function withReadRetry<T> (deadline: number, attempt: () => Promise<T>): Promise<T> {
   try {
     return await attempt()
   } catch (err) {
-    if (!(err instanceof UpstreamCallError) || !err.nothingSent || err.kind !== 'unreachable') throw err
-    const jitter = 50 + Math.floor(Math.random() * 150)
-    if (Date.now() + jitter >= deadline) throw err
-    await sleep(jitter)
+    const pause = retryPause(err, deadline)
+    if (pause === undefined) throw err
+    await sleep(pause)
     return await attempt()
   }
+}
+
+/** how long a read waits before its one retry: only when nothing was sent, with jitter, and not past the deadline; undefined for no retry */
+function retryPause (err: unknown, deadline: number): number | undefined {
+  if (!(err instanceof UpstreamCallError) || !err.nothingSent || err.kind !== 'unreachable') return undefined
+  const jitter = 50 + Math.floor(Math.random() * 150)
+  return Date.now() + jitter >= deadline ? undefined : jitter
 }
 
 async function timed<T extends { ok: boolean } | GetResult> (s: ClientState, op: string, fn: () => Promise<T>): Promise<T> {
@@ -123,5 +163,7 @@ async function timed<T extends { ok: boolean } | GetResult> (s: ClientState, op:
 
 async function close (s: ClientState): Promise<void> {
   s.deadlines.close()
+  // a mutation still in flight finishes as it would have on a connection of its own
+  s.mutationPool.close().catch(() => undefined)
   await s.readPool.destroy()
 }

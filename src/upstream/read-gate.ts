@@ -18,8 +18,8 @@ export interface ReadGateOptions {
 export interface ReadGate {
   /**
    * Waits for a socket. `priority` (discovery) skips the bound and the estimate and waits at the
-   * front; a waiter leaves the queue as a `timeout` at its deadline (a timer armed only for a read
-   * that has to wait: the free-socket path allocates none) or when `signal` aborts.
+   * front; a waiter leaves the queue as a `timeout` at its deadline (by the gate's one timer, armed
+   * for the soonest deadline waiting: no timer per waiter) or when `signal` aborts.
    */
   acquire: (deadline: number, signal?: AbortSignal, priority?: boolean) => Promise<Ticket>
   /** gives the socket back; `representative` reads (JSON-RPC, not discovery) feed the estimate */
@@ -32,7 +32,8 @@ export interface Ticket { start: number }
 /** a ticket and its place on the gate's list of held sockets */
 type Held = Ticket & { node?: LiveNode<Held> }
 
-interface Waiter { deadline: number; resolve: (t: Ticket) => void; reject: (err: unknown) => void; signal: AbortSignal | undefined; onAbort: () => void; timer: NodeJS.Timeout | undefined }
+/** a read waiting for a socket; `onAbort` only when it came with a signal */
+interface Waiter { deadline: number; resolve: (t: Ticket) => void; reject: (err: unknown) => void; signal: AbortSignal | undefined; onAbort: (() => void) | undefined }
 
 const ALPHA = 0.2
 
@@ -49,17 +50,20 @@ export function retryAfterSeconds (averageMs: number | undefined): number {
  * acquire and release while reads queued).
  */
 export function freeTimes (held: LiveList<Ticket>, slots: number, t: number, avg: number, out: number[] = []): number[] {
-  out.length = 0
+  // written over by index, its length set once at the end: emptied first (`length = 0`), V8 let go
+  // of the array's store and made a new one on every call, while reads queued (docs/design.md#hot-path)
+  let k = 0
   // the free sockets, free now: before every held one (each is at t or later)
-  for (let i = held.size; i < slots; i++) out.push(t)
+  for (let i = held.size; i < slots; i++) out[k++] = t
   let sorted = true
   // along the nodes, not an iterator: nothing allocated per held socket (src/core/live-list.ts)
   for (let n = held.first; n !== undefined; n = n.next) {
     if (n.item === undefined) continue
     const at = Math.max(t, n.item.start + avg)
-    if (out.length > 0 && at < out[out.length - 1]!) sorted = false
-    out.push(at)
+    if (k > 0 && at < out[k - 1]!) sorted = false
+    out[k++] = at
   }
+  out.length = k
   return sorted ? out : out.sort((a, b) => a - b)
 }
 
@@ -75,6 +79,14 @@ interface GateState {
   averageMs: number | undefined
   /** freeTimes' array, reused: each caller reads it at once (docs/design.md#hot-path) */
   readonly freeScratch: number[]
+  /**
+   * One timer for every waiter's deadline, armed for `timerAt`, the soonest deadline waiting when it
+   * was armed; left to run when that waiter goes earlier (it then finds nothing due and is armed
+   * again for the next). A timer per waiter was a Timeout and, its delay being new each time, a
+   * list of Node's timers for every read that waited: ~1.5 KB a waiting read (docs/design.md#hot-path)
+   */
+  timer: NodeJS.Timeout | undefined
+  timerAt: number
 }
 
 export function createReadGate (o: ReadGateOptions): ReadGate {
@@ -85,7 +97,9 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
     waiting: [],
     held: new LiveList<Held>(),
     averageMs: undefined,
-    freeScratch: []
+    freeScratch: [],
+    timer: undefined,
+    timerAt: Infinity
   }
   return {
     acquire: (deadline, signal, priority) => acquire(g, deadline, signal, priority),
@@ -94,34 +108,57 @@ export function createReadGate (o: ReadGateOptions): ReadGate {
   }
 }
 
-async function acquire (g: GateState, deadline: number, signal: AbortSignal | undefined, priority = false): Promise<Ticket> {
-  if (g.held.size < g.slots && g.waiting.length === 0) return take(g)
+/** the promise itself, not an async frame around it: a read that finds a socket free pays one promise (docs/design.md#hot-path) */
+function acquire (g: GateState, deadline: number, signal: AbortSignal | undefined, priority = false): Promise<Ticket> {
+  if (g.held.size < g.slots && g.waiting.length === 0) return Promise.resolve(take(g))
   if (!priority) {
-    if (g.held.size + g.waiting.length >= g.max) throw shed(g)
-    if (g.averageMs !== undefined && expectedEnd(g, freeAt(g, g.now(), g.averageMs), g.waiting.length, g.averageMs) > deadline) throw shed(g)
+    if (g.held.size + g.waiting.length >= g.max) return Promise.reject(shed(g))
+    if (g.averageMs !== undefined && expectedEnd(g, freeAt(g, g.now(), g.averageMs), g.waiting.length, g.averageMs) > deadline) return Promise.reject(shed(g))
   }
-  if (signal?.aborted === true) throw new UpstreamCallError('timeout', { nothingSent: true })
-  return await new Promise<Ticket>((resolve, reject) => {
-    const w: Waiter = {
-      deadline,
-      resolve,
-      reject,
-      signal,
-      timer: undefined,
-      onAbort: () => {
-        const i = g.waiting.indexOf(w)
-        if (i < 0) return
-        g.waiting.splice(i, 1)
-        leave(w)
-        reject(new UpstreamCallError('timeout', { nothingSent: true }))
-      }
+  if (signal?.aborted === true) return Promise.reject(timedOut())
+  return new Promise<Ticket>((resolve, reject) => { wait(g, { deadline, resolve, reject, signal, onAbort: undefined }, priority) })
+}
+
+const timedOut = (): UpstreamCallError => new UpstreamCallError('timeout', { nothingSent: true })
+
+function wait (g: GateState, w: Waiter, priority: boolean): void {
+  if (w.signal !== undefined) {
+    w.onAbort = () => {
+      const i = g.waiting.indexOf(w)
+      if (i < 0) return
+      g.waiting.splice(i, 1)
+      leave(w)
+      w.reject(timedOut())
     }
-    signal?.addEventListener('abort', w.onAbort, { once: true })
-    w.timer = setTimeout(w.onAbort, Math.max(0, deadline - g.now()))
-    w.timer.unref()
-    if (priority) g.waiting.unshift(w)
-    else g.waiting.push(w)
-  })
+    w.signal.addEventListener('abort', w.onAbort, { once: true })
+  }
+  if (priority) g.waiting.unshift(w)
+  else g.waiting.push(w)
+  if (g.timer === undefined || w.deadline < g.timerAt) arm(g, w.deadline, g.now())
+}
+
+/** the gate's timer for `at`, from `from` (now, or the deadline just passed when the clock stands behind it) */
+function arm (g: GateState, at: number, from: number): void {
+  if (g.timer !== undefined) clearTimeout(g.timer)
+  g.timerAt = at
+  g.timer = setTimeout(expire, Math.max(0, at - from), g)
+  g.timer.unref()
+}
+
+/** the gate's timer: every waiter whose deadline has come leaves as a timeout, and it is armed for the soonest left */
+function expire (g: GateState): void {
+  g.timer = undefined
+  const due = g.timerAt
+  let next = Infinity
+  for (let i = 0; i < g.waiting.length; i++) {
+    const w = g.waiting[i]!
+    if (w.deadline <= due) {
+      g.waiting.splice(i--, 1)
+      leave(w)
+      w.reject(timedOut())
+    } else if (w.deadline < next) next = w.deadline
+  }
+  if (next !== Infinity) arm(g, next, Math.max(due, g.now()))
 }
 
 function release (g: GateState, ticket: Ticket, representative: boolean): void {
@@ -153,8 +190,7 @@ function expectedEnd (g: GateState, free: number[], position: number, avg: numbe
 }
 
 function leave (w: Waiter): void {
-  w.signal?.removeEventListener('abort', w.onAbort)
-  if (w.timer !== undefined) clearTimeout(w.timer)
+  if (w.onAbort !== undefined) w.signal?.removeEventListener('abort', w.onAbort)
 }
 
 /** after the estimate changes: a waiter that can no longer finish in time goes now, not at its deadline */

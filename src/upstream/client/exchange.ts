@@ -1,7 +1,8 @@
-// One exchange through undici's `request` (discovery's GETs, whose headers the card cache reads,
-// and mutations), and the refusals every exchange shares (docs/design.md#upstream-wire-rules): a
-// 3xx is never followed, a body is read under its byte cap (and the body budget, when held) while
-// it streams whatever `content-length` says, and the whole answer within the deadline.
+// One exchange through undici's `request` (a mutation's; the read Pool's, JSON-RPC reads and card
+// fetches, take rpcExchange), and the refusals every exchange shares
+// (docs/design.md#upstream-wire-rules): a 3xx is never followed, a body is read under its byte cap
+// (and the body budget, when held) while it streams whatever `content-length` says, and the whole
+// answer within the deadline.
 import type { Dispatcher } from 'undici'
 import { discardBody } from '../../core/capped-body.js'
 import type { ByteBudget, Hold } from '../byte-budget.js'
@@ -26,11 +27,6 @@ export async function exchange (s: ClientState, dispatcher: Dispatcher, req: Exc
     })
   } catch (err) {
     throw classifyTransportError(err, typeof err === 'object' && err !== null && s.preConnect.has(err), Date.now() >= req.deadline)
-  }
-  // a 304 answers a GET's If-None-Match (the card is unchanged): no body, never a redirect
-  if (res.statusCode === 304 && req.method === 'GET') {
-    discardBody(res.body)
-    return { status: 304, body: Buffer.alloc(0), headers: res.headers }
   }
   const declared = Number(res.headers['content-length'])
   const refused = headersRefusal(s.budget, res.statusCode, Number.isFinite(declared) ? declared : undefined, req)

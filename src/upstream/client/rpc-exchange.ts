@@ -1,9 +1,13 @@
-// A JSON-RPC read's exchange (docs/design.md#hot-path): `exchange`'s bounds, checks and failures
-// (src/upstream/client/exchange.ts), through undici's handler interface instead of `request`,
-// which built a header object and a body stream for every call. The status and the declared
-// length are read from the raw headers, the chunks collected as they come, anything refused aborts
-// the request. Nothing reads a JSON-RPC answer's headers: none are returned.
-import type { Dispatcher } from 'undici'
+// An exchange on the read Pool, a JSON-RPC read's or a card fetch's (docs/design.md#hot-path):
+// `exchange`'s bounds, checks and failures (src/upstream/client/exchange.ts), through undici's
+// handler interface instead of `request`, which built a header object and a body stream for every
+// call. The status and the declared length are read from the raw headers, the chunks collected as
+// they come, anything refused aborts the request. Nothing reads a JSON-RPC answer's headers: none
+// are returned; a card fetch's are (`withHeaders`), parsed as `request` parses them. The card
+// fetch takes this path too so that no body stream runs on the read Pool at all: the card's,
+// every refresh, had Node's stream functions and undici's, optimised for the reads' objects,
+// deoptimised and compiled again (docs/design.md#hot-path).
+import { util, type Dispatcher } from 'undici'
 import type { Watch } from '../deadlines.js'
 import { classifyTransportError, UpstreamCallError } from '../errors.js'
 import { bodyRefusal, headersRefusal } from './exchange.js'
@@ -23,7 +27,7 @@ export function rpcExchange (s: ClientState, dispatcher: Dispatcher, req: Exchan
     // headers and body timers were objects kept in a list until its next tick, ~0.5 s later,
     // promoted to the old generation (docs/design.md#hot-path)
     read.watch = s.deadlines.watch(req.deadline, () => { read.refuse(new UpstreamCallError('timeout')) })
-    dispatcher.dispatch({ method: 'POST', path: req.path, body: req.body, headers: req.headers, reset: req.reset ?? false, headersTimeout: 0, bodyTimeout: 0 }, read)
+    dispatcher.dispatch({ method: req.method, path: req.path, body: req.body, headers: req.headers, reset: req.reset ?? false, headersTimeout: 0, bodyTimeout: 0 }, read)
   })
 }
 
@@ -37,6 +41,7 @@ class RpcRead implements Dispatcher.DispatchHandler {
   private refused: UpstreamCallError | undefined = undefined
   private status = 0
   private date: number | undefined = undefined
+  private headers: Exchange['headers'] = NO_HEADERS
   private size = 0
   private readonly chunks: Buffer[] = []
 
@@ -59,6 +64,9 @@ class RpcRead implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true
     this.status = statusCode
     if (this.req.withDate === true) this.date = dateOf(rawHeaders)
+    if (this.req.withHeaders === true) this.headers = util.parseHeaders(rawHeaders)
+    // a 304 answers a card fetch's If-None-Match (the card is unchanged): no body, never a redirect
+    if (statusCode === 304 && this.req.method === 'GET') return true
     const refusedHead = headersRefusal(this.s.budget, statusCode, contentLengthOf(rawHeaders), this.req)
     if (refusedHead !== undefined) this.refuse(refusedHead)
     return true
@@ -75,7 +83,7 @@ class RpcRead implements Dispatcher.DispatchHandler {
   onComplete (): void {
     this.unwatch()
     if (this.refused !== undefined) this.reject(this.refused)
-    else this.resolve({ status: this.status, body: this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size), headers: NO_HEADERS, date: this.date })
+    else this.resolve({ status: this.status, body: this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size), headers: this.headers, date: this.date })
   }
 
   onError (err: Error): void {

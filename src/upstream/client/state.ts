@@ -32,6 +32,12 @@ export interface ClientState {
   /** errors produced inside the connector: they happened before any request byte was written */
   readonly preConnect: WeakSet<object>
   readonly readPool: Pool
+  /**
+   * the mutations' connections: every send asks for `reset`, so a socket carries one request and
+   * closes, and the next send on that client connects anew (docs/design.md#single-shot); the
+   * pool keeps the clients, not their sockets, so no client is built and destroyed per mutation
+   */
+  readonly mutationPool: Pool
   readonly deadlines: DeadlineSweeper
   readonly gate: ReadGate
   readonly budget: ByteBudget
@@ -55,6 +61,7 @@ export function openClientState (o: UpstreamClientOptions): ClientState {
     bodyTimeout: o.readTimeoutMs,
     keepAliveTimeout: 4000
   })
+  const mutationPool = new Pool(o.origin, { connect, pipelining: 1, headersTimeout: o.mutationTimeoutMs, bodyTimeout: o.mutationTimeoutMs })
   const deadlines = createDeadlineSweeper()
   const gate = createReadGate({ slots: READ_CONNECTIONS, max: o.readQueueMax ?? DEFAULT_READ_QUEUE_MAX })
   const budget = createByteBudget(o.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES)
@@ -65,7 +72,7 @@ export function openClientState (o: UpstreamClientOptions): ClientState {
     else authHeaders['x-api-key'] = o.secret
   }
   const rpcHeaders: Record<string, string> = Object.freeze(Object.assign({ 'content-type': 'application/json', accept: 'application/json' }, authHeaders))
-  return { o, connect, preConnect, readPool, deadlines, gate, budget, echo, authHeaders, rpcHeaders, rpcPath: `${o.basePath}/` }
+  return { o, connect, preConnect, readPool, mutationPool, deadlines, gate, budget, echo, authHeaders, rpcHeaders, rpcPath: `${o.basePath}/` }
 }
 
 /** undici's connector with the TLS options (tlsOptionsFor), marking the errors it produces in `preConnect` */

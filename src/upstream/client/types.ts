@@ -62,5 +62,9 @@ export interface UpstreamClient {
 /** one exchange's answer, its body read whole under the cap */
 export interface Exchange { status: number; body: Buffer; headers: Record<string, string | string[] | undefined>; date?: number | undefined }
 
-/** one exchange's request; `headers` complete, the credential included (rpcHeaders, withAuth: src/upstream/client/state.ts) */
-export interface ExchangeRequest { method: 'GET' | 'POST'; path: string; body?: string; headers: Record<string, string>; maxBytes: number; deadline: number; reset?: boolean; hold?: Hold; withDate?: boolean }
+/**
+ * one exchange's request; `headers` complete, the credential included (rpcHeaders, withAuth:
+ * src/upstream/client/state.ts). `withHeaders`: the answer's headers wanted (a card fetch reads its
+ * ETag and Cache-Control); a JSON-RPC read's are not read
+ */
+export interface ExchangeRequest { method: 'GET' | 'POST'; path: string; body?: string; headers: Record<string, string>; maxBytes: number; deadline: number; reset?: boolean; hold?: Hold; withDate?: boolean; withHeaders?: boolean }
